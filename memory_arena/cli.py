@@ -1,0 +1,58 @@
+"""The `memory-arena` command: one subcommand per concern, each living in its own module.
+
+Every subcommand module exposes `configure(parser)` (adds its arguments to an argparse
+subparser) and `run(args) -> int` (the exit code). They are imported lazily so that
+`memory-arena report` does not pay for the server's imports and vice versa.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help). The order is the order of `memory-arena --help`.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("memory_arena.results", "Memory Score report of a vf-eval output folder or a run_offline JSON"),
+    "serve": ("memory_arena.contract.server", "run the reference Add/Search memory server"),
+    "check-endpoint": ("memory_arena.contract.checker", "check any Add/Search service against the contract"),
+    "bench": ("memory_arena.bench", "retrieval bench of a memory system on the MemoryArena tasks"),
+    "report": ("memory_arena.report", "HTML and PNG report from any MemoryArena results"),
+}
+
+
+class UsageParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one clear line on stderr and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = UsageParser(prog="memory-arena", description="MemoryArena: does a memory keep the newest truth?")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=UsageParser)
+    sub.required = True
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        sp.set_defaults(_module=module_name)
+        # configure() is called lazily below for the chosen command only.
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # Parse the command name first, then let the chosen module add its own arguments.
+    if argv and argv[0] in SUBCOMMANDS:
+        module = importlib.import_module(SUBCOMMANDS[argv[0]][0])
+        sp = UsageParser(prog=f"memory-arena {argv[0]}", description=SUBCOMMANDS[argv[0]][1])
+        module.configure(sp)
+        args = sp.parse_args(argv[1:])
+        return int(module.run(args) or 0)
+    parser.parse_args(argv)  # prints help / the usage error for an unknown command
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

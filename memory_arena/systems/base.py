@@ -1,0 +1,48 @@
+"""The memory-system adapter interface (SPEC §10) shared by the built-in systems, the
+reference server's search backends and the bench.
+
+A memory system ingests sessions of messages per user and answers searches within one user.
+`user_id` is the only isolation boundary: nothing added for one user may come back for another.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, TypedDict
+
+
+class Message(TypedDict, total=False):
+    role: str
+    content: str
+    timestamp: int  # Unix ms, optional
+
+
+class Memory(TypedDict):
+    id: str
+    content: str
+    score: float
+    created_at: int | None  # Unix ms of the message, when known
+
+
+class MemorySystem(ABC):
+    """Adapter interface. Implementations keep per-user state and never share it across users."""
+
+    name: str = "abstract"
+
+    @abstractmethod
+    def add(self, user_id: str, session_id: str, messages: list[Message]) -> None:
+        """Ingest one session's messages (in order) for `user_id`."""
+
+    @abstractmethod
+    def search(self, user_id: str, query: str, top_k: int) -> list[Memory]:
+        """Up to `top_k` memories of `user_id`, best first."""
+
+    @abstractmethod
+    def reset(self, user_id: str | None = None) -> None:
+        """Forget one user's memories, or everyone's when `user_id` is None."""
+
+    def close(self) -> None:
+        """Release resources (connections, models). Default: nothing to release."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}

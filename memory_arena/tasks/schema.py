@@ -1,0 +1,152 @@
+"""The task record (SPEC §3): a frozen dataclass, its JSONL form, and loading with clear errors.
+
+A task is one conversation (turns), one question about it, the canonical answer with its
+accepted aliases, and `meta`: the ground truth the scorer, the baselines and the memory-system
+bench read (evidence turns, superseded values, distractors, the generator's event log).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+CATEGORIES: tuple[str, ...] = ("recall", "update", "contradiction", "temporal", "relational")
+ROLES = ("user", "assistant")
+
+
+class DatasetError(ValueError):
+    """A dataset file or row that does not match the task record; the message names file:line."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of the conversation."""
+
+    role: str
+    """`user` or `assistant`."""
+    content: str
+    """The message text."""
+    timestamp: int
+    """Unix milliseconds on the task's synthetic clock; strictly increasing within a task."""
+    session: int
+    """Session number (temporal tasks: one session per day), starting at 0."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content, "timestamp": self.timestamp, "session": self.session}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark item; `to_json()` is its JSONL row."""
+
+    id: str
+    """`<category>-<index:04d>`, e.g. `recall-0042`."""
+    category: str
+    """One of CATEGORIES."""
+    noise_turns: int
+    """Number of filler turns in the conversation."""
+    turns: tuple[Turn, ...]
+    """The conversation, oldest first."""
+    question: str
+    """What the model is asked after the conversation."""
+    answer: str
+    """Canonical surface form of the correct answer."""
+    aliases: tuple[str, ...] = ()
+    """Other accepted surface forms of the answer."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """slot, evidence, stale, distractors, depth, events, generator_version and category extras."""
+
+    @property
+    def index(self) -> int:
+        return int(self.id.rsplit("-", 1)[1])
+
+    @property
+    def stale(self) -> list[str]:
+        return list(self.meta.get("stale", []))
+
+    @property
+    def distractors(self) -> list[str]:
+        return list(self.meta.get("distractors", []))
+
+    @property
+    def evidence(self) -> list[int]:
+        return list(self.meta.get("evidence", []))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "category": self.category,
+            "noise_turns": self.noise_turns,
+            "turns": [t.to_dict() for t in self.turns],
+            "question": self.question,
+            "answer": self.answer,
+            "aliases": list(self.aliases),
+            "meta": self.meta,
+        }
+
+    def to_json(self) -> str:
+        """The canonical JSONL row: fixed key order, UTF-8 text, no trailing newline."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, row: Any) -> "Task":
+        """Build a Task from a parsed row; raises ValueError naming the first bad field."""
+        if not isinstance(row, dict):
+            raise ValueError(f"a task row must be a JSON object, got {type(row).__name__}")
+        for key, kind in (("id", str), ("category", str), ("noise_turns", int), ("turns", list),
+                          ("question", str), ("answer", str), ("aliases", list), ("meta", dict)):
+            if key not in row:
+                raise ValueError(f"missing field '{key}'")
+            if not isinstance(row[key], kind) or (kind is int and isinstance(row[key], bool)):
+                raise ValueError(f"field '{key}' must be {kind.__name__}, got {type(row[key]).__name__}")
+        turns = []
+        for i, t in enumerate(row["turns"]):
+            if not isinstance(t, dict):
+                raise ValueError(f"turns[{i}] must be an object")
+            for key, kind in (("role", str), ("content", str), ("timestamp", int), ("session", int)):
+                if not isinstance(t.get(key), kind) or isinstance(t.get(key), bool):
+                    raise ValueError(f"turns[{i}].{key} must be {kind.__name__}")
+            turns.append(Turn(t["role"], t["content"], t["timestamp"], t["session"]))
+        if not all(isinstance(a, str) for a in row["aliases"]):
+            raise ValueError("field 'aliases' must be a list of strings")
+        return cls(
+            id=row["id"], category=row["category"], noise_turns=row["noise_turns"], turns=tuple(turns),
+            question=row["question"], answer=row["answer"], aliases=tuple(row["aliases"]), meta=row["meta"],
+        )
+
+
+def dataset_dir() -> Path:
+    """The folder of the shipped JSONL files (inside the installed package)."""
+    return Path(__file__).resolve().parent.parent / "dataset"
+
+
+def iter_file(path: Path) -> Iterator[Task]:
+    """Yield the tasks of one JSONL file; a bad line raises DatasetError naming file:line."""
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield Task.from_dict(json.loads(line))
+            except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError
+                raise DatasetError(f"{path}:{lineno}: {exc}") from None
+
+
+def load_tasks(folder: str | Path | None = None, categories: Iterable[str] | None = None) -> list[Task]:
+    """Load `<category>.jsonl` for each requested category (default: all five) from `folder`
+    (default: the shipped dataset). Raises DatasetError for a missing file or a bad line."""
+    folder = Path(folder) if folder is not None else dataset_dir()
+    wanted = list(categories) if categories is not None else list(CATEGORIES)
+    unknown = [c for c in wanted if c not in CATEGORIES]
+    if unknown:
+        raise DatasetError(f"unknown categor{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)}; "
+                           f"choose from {', '.join(CATEGORIES)}")
+    tasks: list[Task] = []
+    for category in wanted:
+        path = folder / f"{category}.jsonl"
+        if not path.is_file():
+            raise DatasetError(f"{path}: no such dataset file")
+        tasks.extend(iter_file(path))
+    return tasks
