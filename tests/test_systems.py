@@ -1,0 +1,137 @@
+"""The in-process memory systems: registry, ranking on hand-made histories, strict user
+isolation under concurrency, lazy re-indexing, and the task ingestion glue."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from memory_arena.systems import SYSTEMS, build_system, ingest_task, retrieve_for_task, task_sessions
+from memory_arena.systems.text import tokenize
+from memory_arena.tasks.schema import Task, Turn
+
+LEXICAL = ["grep", "bm25"]
+
+
+def make_task(task_id: str = "update-0000") -> Task:
+    contents = [
+        ("user", "My dog is called Rex.", 0),
+        ("assistant", "Rex is a lovely name.", 0),
+        ("user", "I had pasta for lunch today.", 1),
+        ("user", "We renamed the dog, he is called Max now.", 1),
+        ("assistant", "Max it is.", 1),
+        ("user", "My sister's cat is called Luna.", 2),
+    ]
+    turns = tuple(Turn(role, text, 1_000 * (i + 1), session) for i, (role, text, session) in enumerate(contents))
+    return Task(task_id, "update", 3, turns, "What is the dog called now?", "Max", (),
+                {"evidence": [3], "stale": ["Rex"], "distractors": ["Luna"]})
+
+
+def test_registry_builds_each_name_and_rejects_unknown():
+    assert len(SYSTEMS) == len(set(SYSTEMS))
+    for name in ["full-context", "grep", "bm25"]:
+        assert build_system(name).name == name
+    with pytest.raises(ValueError, match="unknown memory system 'nope'"):
+        build_system("nope")
+
+
+def test_tokenize_drops_function_words_and_splits_apostrophes():
+    assert tokenize("What is my sister's DOG called?") == ["sister", "dog", "called"]
+
+
+def test_task_sessions_groups_consecutive_turns_and_keeps_timestamps():
+    sessions = task_sessions(make_task())
+    assert [sid for sid, _ in sessions] == ["0", "1", "2"]
+    assert [len(m) for _, m in sessions] == [2, 3, 1]
+    assert sessions[1][1][1] == {"role": "user", "content": "We renamed the dog, he is called Max now.",
+                                 "timestamp": 4_000}
+
+
+def test_grep_scores_distinct_overlap_ties_newest_first():
+    got = retrieve_for_task(build_system("grep"), make_task(), 10)
+    # "dog" + "called" in turns 3 and 0 (tie -> newer first); "called" alone in turn 5.
+    assert [(m["created_at"], m["score"]) for m in got] == [(4_000, 2.0), (1_000, 2.0), (6_000, 1.0)]
+
+
+def test_bm25_ranks_by_bm25s_and_drops_non_matching():
+    import bm25s
+
+    task = make_task()
+    got = retrieve_for_task(build_system("bm25"), task, 10)
+    retriever = bm25s.BM25()
+    retriever.index([tokenize(t.content) for t in task.turns], show_progress=False)
+    expected = retriever.get_scores(tokenize(task.question))
+    assert [m["score"] for m in got] == sorted((float(s) for s in expected if s > 0), reverse=True)
+    assert {m["created_at"] for m in got} == {1_000, 4_000, 6_000}
+    assert got[0]["created_at"] == 1_000  # the short turn wins on length normalisation: the stale fact
+
+
+def test_full_context_returns_newest_first_up_to_top_k():
+    got = retrieve_for_task(build_system("full-context"), make_task(), 4)
+    assert [m["created_at"] for m in got] == [6_000, 5_000, 4_000, 3_000]
+
+
+@pytest.mark.parametrize("name", ["full-context", *LEXICAL])
+def test_top_k_unknown_user_and_reset(name):
+    system = build_system(name)
+    task = make_task()
+    ingest_task(system, task)
+    assert len(system.search(task.id, "dog called", 1)) == 1
+    assert system.search(task.id, "dog called", 0) == []
+    assert system.search("someone-else", "dog called", 5) == []
+    ingest_task(system, task)  # re-ingesting replaces, never duplicates
+    assert len(system.search(task.id, "dog called rex max lunch pasta cat luna lovely", 50)) <= len(task.turns)
+    system.reset(task.id)
+    assert system.search(task.id, "dog", 5) == []
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_new_messages_are_searchable_on_the_next_search(name):
+    system = build_system(name)
+    system.add("u", "s1", [{"role": "user", "content": "my car is blue"}])
+    assert [m["content"] for m in system.search("u", "car", 5)] == ["my car is blue"]
+    system.add("u", "s2", [{"role": "user", "content": "the car is red now", "timestamp": 7}])
+    got = system.search("u", "car", 5)
+    assert sorted(m["content"] for m in got) == ["my car is blue", "the car is red now"]
+    assert {m["created_at"] for m in got} == {None, 7}
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_bad_messages_are_rejected_with_one_sentence(name):
+    system = build_system(name)
+    with pytest.raises(ValueError, match=r"messages\[1\] must be an object with a string 'content'"):
+        system.add("u", "s", [{"content": "ok"}, {"content": 3}])
+    with pytest.raises(ValueError, match="timestamp must be an integer"):
+        system.add("u", "s", [{"content": "ok", "timestamp": True}])
+
+
+@pytest.mark.parametrize("name", ["full-context", *LEXICAL])
+def test_users_stay_isolated_under_concurrent_add_and_search(name):
+    system = build_system(name)
+    errors: list[str] = []
+
+    def worker(w: int) -> None:
+        user = f"user-{w}"
+        for i in range(40):
+            system.add(user, str(i // 10), [{"role": "user", "content": f"secret token{w} item {i}"}])
+            for m in system.search(user, f"secret token{w} item", 100):
+                if f"token{w} " not in m["content"]:
+                    errors.append(f"{user} saw {m['content']}")
+        if len(system.search(user, f"secret token{w} item", 100)) != 40:
+            errors.append(f"{user} lost messages")
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+@pytest.mark.parametrize("name", LEXICAL)
+def test_query_without_known_words_returns_nothing(name):
+    system = build_system(name)
+    ingest_task(system, make_task())
+    assert system.search("update-0000", "zebra?", 5) == []
+    assert system.search("update-0000", "", 5) == []
