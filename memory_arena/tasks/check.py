@@ -1,0 +1,115 @@
+"""Validate a dataset folder against the task record (SPEC §3).
+
+`check_folder` returns every violation as a `file:line: message` string; the generator's
+`--check` prints them and the invariant tests assert there are none. One function serves both,
+so the tests check exactly what users can check.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .common import mentions
+from .recall import depth_buckets
+from .schema import CATEGORIES, Task
+
+REQUIRED_META = ("slot", "evidence", "stale", "distractors", "depth", "events", "generator_version")
+ID_PATTERN = re.compile(r"^(?P<category>[a-z]+)-(?P<index>\d{4,})$")
+
+
+def check_task(task: Task, category: str) -> list[str]:
+    """Violations of one task, as messages without location."""
+    problems: list[str] = []
+    match = ID_PATTERN.match(task.id)
+    if not match or match["category"] != category:
+        problems.append(f"id {task.id!r} is not '{category}-<index:04d>'")
+    if task.category != category:
+        problems.append(f"category {task.category!r} in the {category} file")
+    missing = [k for k in REQUIRED_META if k not in task.meta]
+    if missing:
+        return problems + [f"meta lacks {', '.join(missing)}"]
+    turns = task.turns
+    if not turns:
+        return problems + ["no turns"]
+    if any(t.role not in ("user", "assistant") for t in turns):
+        problems.append("a turn's role is neither user nor assistant")
+    if any(b.timestamp <= a.timestamp for a, b in zip(turns, turns[1:])):
+        problems.append("timestamps are not strictly increasing")
+    if any(b.session < a.session for a, b in zip(turns, turns[1:])) or turns[0].session < 0:
+        problems.append("sessions are not non-decreasing from 0")
+    if not 0 <= task.noise_turns <= len(turns):
+        problems.append(f"noise_turns {task.noise_turns} outside 0..{len(turns)}")
+    if not task.answer.strip():
+        problems.append("empty answer")
+    evidence = task.meta["evidence"]
+    if not evidence or not all(isinstance(i, int) and 0 <= i < len(turns) for i in evidence):
+        return problems + [f"evidence {evidence!r} does not index the turns"]
+    if task.meta["depth"] != len(turns) - 1 - max(evidence):
+        problems.append(f"depth {task.meta['depth']} != turns after the last evidence turn ({len(turns) - 1 - max(evidence)})")
+    forms = [task.answer, *task.aliases]
+    if not any(mentions(turns[i].content, form) for i in evidence for form in forms):
+        problems.append(f"answer {task.answer!r} is not in its evidence turns {evidence}")
+    for value in forms + list(task.meta["stale"]):
+        if mentions(task.question, value):
+            problems.append(f"question leaks {value!r}")
+    folded_forms = {f.casefold() for f in forms}
+    for value in task.meta["stale"]:
+        if value.casefold() in folded_forms:
+            problems.append(f"stale value {value!r} equals the answer")
+    for kind in ("stale", "distractors"):
+        for value in task.meta[kind]:
+            if not any(mentions(t.content, value) for t in turns):
+                problems.append(f"{kind} value {value!r} does not occur in the conversation")
+    return problems
+
+
+def check_folder(folder: Path, n: int | None = None) -> list[str]:
+    """Every violation in `folder/<category>.jsonl` for the five categories."""
+    problems: list[str] = []
+    counts: dict[str, int] = {}
+    seen_ids: dict[str, str] = {}
+    for category in CATEGORIES:
+        path = folder / f"{category}.jsonl"
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+            continue
+        recall_noise: list[int] = []
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                where = f"{path}:{lineno}"
+                try:
+                    task = Task.from_dict(json.loads(line))
+                except ValueError as exc:
+                    problems.append(f"{where}: {exc}")
+                    continue
+                if task.id in seen_ids:
+                    problems.append(f"{where}: duplicate id {task.id} (first at {seen_ids[task.id]})")
+                seen_ids[task.id] = where
+                expected = f"{category}-{counts.get(category, 0):04d}"
+                if task.id != expected:
+                    problems.append(f"{where}: id {task.id} where {expected} was expected (ids run 0, 1, 2, ...)")
+                counts[category] = counts.get(category, 0) + 1
+                problems.extend(f"{where}: {p}" for p in check_task(task, category))
+                if category == "recall":
+                    recall_noise.append(task.noise_turns)
+        if category == "recall" and recall_noise:
+            problems.extend(f"{path}: {p}" for p in _check_buckets(recall_noise))
+    if len(set(counts.values())) > 1:
+        problems.append(f"{folder}: categories differ in size: {counts}")
+    if n is not None:
+        problems.extend(f"{folder}: {c} has {k} tasks, expected {n}" for c, k in counts.items() if k != n)
+    return problems
+
+
+def _check_buckets(noise_turns: list[int]) -> list[str]:
+    """Each Recall@ depth bucket must hold at least a quarter of the recall tasks."""
+    buckets = depth_buckets(max(100, max(noise_turns)))
+    need = len(noise_turns) // (len(buckets) + 1)
+    out = []
+    for low, high in buckets[:3]:
+        count = sum(low < k <= high for k in noise_turns)
+        if count < need:
+            out.append(f"Recall@{high} bucket ({low}, {high}] holds {count} tasks, fewer than {need}")
+    return out
