@@ -1,0 +1,316 @@
+"""`memory-arena serve`: the reference Add/Search server (SPEC §10) on Starlette + uvicorn.
+
+SQLite is the source of truth; the search backend (any built-in memory system, `bm25` by
+default) lives in memory, is rebuilt from SQLite at start-up and is updated right after
+each committed Add, before the Add is answered, so an acknowledged write is both durable
+and searchable. The event loop is the only place that touches the backend, which keeps
+its order of ingestion equal to the commit order and needs no locking of its own.
+
+Decisions where SPEC §10 is silent:
+- A body that is not JSON (or not UTF-8) is a 400; JSON that breaks the rules is a 422 with
+  field-level detail (see `validation`). Every error is `{"detail": ...}`.
+- Missing credentials are a 401, a wrong key a 403; `/health` never needs a key.
+- A repeated `(request_id, user_id)` is answered like the first one (200, ids echoed) and
+  changes nothing.
+- Search ids are the server's message ids; `created_at` is the message's own `timestamp`,
+  or null when it had none (the time of ingestion never leaks into results).
+- No access log and no request bodies in any log: messages are user data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from memory_arena.contract.store import GroupCommitWriter, Store, StoreError, StoredAdd
+from memory_arena.contract.validation import AddRequest, ValidationFailed, validate_add, validate_search
+
+log = logging.getLogger("memory_arena.server")
+
+DEFAULT_BACKEND = "bm25"
+DEFAULT_MAX_TOP_K = 100
+DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a 20-message chunk of the longest tasks is a few kB
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    db: Path
+    backend: str = DEFAULT_BACKEND
+    api_key: str | None = None
+    max_top_k: int = DEFAULT_MAX_TOP_K
+    max_body_bytes: int = DEFAULT_MAX_BODY
+
+
+class HttpError(Exception):
+    """An error answered as `{"detail": detail}` with `status`."""
+
+    def __init__(self, status: int, detail: Any, headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.headers = status, detail, headers
+
+
+class MemoryService:
+    """The store, its writer thread and the in-memory search backend, tied to one event loop."""
+
+    def __init__(self, store: Store, backend_name: str) -> None:
+        from memory_arena.systems import build_system
+
+        self._store = store
+        self.backend_name = backend_name
+        self._backend = build_system(backend_name)
+        # The built-in systems number a user's memories 0, 1, 2, ... in arrival order
+        # (systems.store.Record.position); this maps that number back to our message id.
+        self._ids: dict[str, list[str]] = {}
+        self.restored = 0
+        for add in store.replay():
+            self._ingest(add)
+            self.restored += len(add.messages)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer: GroupCommitWriter | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._writer = GroupCommitWriter(self._store, self._deliver)
+
+    def stop(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._backend.close()
+        self._store.close()
+
+    async def add(self, request: AddRequest) -> None:
+        """Return once the Add is committed (or found to be a repeat) and searchable."""
+        assert self._loop is not None and self._writer is not None, "start() not called"
+        done: asyncio.Future[None] = self._loop.create_future()
+        self._writer.submit(done, request)
+        await done
+
+    def search(self, user_id: str, query: str, top_k: int) -> list[dict[str, Any]]:
+        if top_k == 0:
+            return []
+        ids = self._ids.get(user_id)
+        if not ids:
+            return []
+        found = self._backend.search(user_id, query, top_k)
+        return [{"id": ids[int(m["id"])], "content": m["content"], "score": m["score"],
+                 "created_at": m["created_at"]} for m in found[:top_k]]
+
+    # -- writer thread -> event loop --------------------------------------------------------
+    def _deliver(self, outcomes: list[tuple[object, object]]) -> None:
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._apply, outcomes)
+
+    def _apply(self, outcomes: list[tuple[object, object]]) -> None:
+        for future, outcome in outcomes:
+            assert isinstance(future, asyncio.Future)
+            try:
+                if isinstance(outcome, Exception):
+                    raise outcome
+                if isinstance(outcome, StoredAdd):
+                    self._ingest(outcome)
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+                continue
+            if not future.done():  # a client that hung up has cancelled its future
+                future.set_result(None)
+
+    def _ingest(self, add: StoredAdd) -> None:
+        messages: list[dict[str, Any]] = []
+        for m in add.messages:
+            message: dict[str, Any] = {"role": m.role, "content": m.content}
+            if m.timestamp is not None:
+                message["timestamp"] = m.timestamp
+            messages.append(message)
+        self._backend.add(add.user_id, add.session_id, messages)
+        self._ids.setdefault(add.user_id, []).extend(m.id for m in add.messages)
+
+
+# -- HTTP layer --------------------------------------------------------------------------------
+
+def _json(status: int, payload: Any, headers: dict[str, str] | None = None):
+    from starlette.responses import Response
+
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def _check_auth(headers: Any, api_key: bytes) -> None:
+    """Accept `Authorization: Bearer <key>`, `Authorization: Token <key>` or `X-Api-Key: <key>`."""
+    offered: str | None = headers.get("x-api-key")
+    if offered is None:
+        scheme, _, value = headers.get("authorization", "").partition(" ")
+        if scheme.lower() in ("bearer", "token") and value.strip():
+            offered = value.strip()
+    if offered is None:
+        raise HttpError(401, "missing API key: send Authorization: Bearer <key> or X-Api-Key",
+                        {"WWW-Authenticate": "Bearer"})
+    # compare_digest runs in time independent of where the strings differ.
+    if not hmac.compare_digest(offered.encode("utf-8", "surrogatepass"), api_key):
+        raise HttpError(403, "invalid API key")
+
+
+async def _read_json(request: Any, limit: int) -> Any:
+    """The body parsed as JSON, refusing more than `limit` bytes before reading them all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise HttpError(413, f"request body larger than {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HttpError(413, f"request body larger than {limit} bytes")
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise HttpError(400, "the body is not valid JSON (UTF-8)") from None
+
+
+def create_app(config: ServerConfig, store: Store | None = None):
+    """The ASGI application. `store` defaults to opening `config.db`."""
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Route
+
+    store = store if store is not None else Store(config.db)
+    service = MemoryService(store, config.backend)
+    api_key = config.api_key.encode("utf-8") if config.api_key else None
+
+    def endpoint(handler: Callable[[Any], Any], authenticated: bool = True):
+        async def wrapped(request: Any):
+            try:
+                if authenticated and api_key is not None:
+                    _check_auth(request.headers, api_key)
+                return await handler(request)
+            except HttpError as exc:
+                return _json(exc.status, {"detail": exc.detail}, exc.headers)
+            except ValidationFailed as exc:
+                return _json(422, {"detail": exc.errors})
+        return wrapped
+
+    async def add(request: Any):
+        req = validate_add(await _read_json(request, config.max_body_bytes))
+        await service.add(req)
+        return _json(200, {"success": True, "request_id": req.request_id, "user_id": req.user_id,
+                           "session_id": req.session_id})
+
+    async def search(request: Any):
+        req = validate_search(await _read_json(request, config.max_body_bytes), config.max_top_k)
+        return _json(200, {"data": service.search(req.user_id, req.query, req.top_k)})
+
+    async def health(request: Any):
+        return _json(200, {"status": "ok", "backend": service.backend_name})
+
+    async def http_error(request: Any, exc: Any):
+        return _json(exc.status_code, {"detail": exc.detail}, getattr(exc, "headers", None))
+
+    async def server_error(request: Any, exc: Exception):
+        # The exception only, never the request: bodies are user data.
+        log.error("%s %s failed: %s", request.method, request.url.path, type(exc).__name__, exc_info=exc)
+        return _json(500, {"detail": "internal server error"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        service.start()
+        try:
+            yield
+        finally:
+            service.stop()
+
+    app = Starlette(
+        routes=[
+            Route("/add", endpoint(add), methods=["POST"]),
+            Route("/search", endpoint(search), methods=["POST"]),
+            Route("/health", endpoint(health, authenticated=False), methods=["GET"]),
+        ],
+        exception_handlers={HTTPException: http_error, Exception: server_error},
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    return app
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A bound, listening socket (port 0 picks a free one, which the caller can then print)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP explicitly: asyncio enables TCP_NODELAY only on accepted sockets whose
+    # proto says TCP, and without it a keep-alive client waits ~40 ms (Nagle + delayed ACK)
+    # for every response uvicorn writes in two pieces.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app: Any, sock: socket.socket, banner: str) -> None:
+    """Run `app` on `sock` with uvicorn until interrupted; print `banner` once listening."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            timeout_keep_alive=30, backlog=2048)
+    server = uvicorn.Server(config)
+    host, port = sock.getsockname()[:2]
+    print(banner.format(url=f"http://{host}:{port}"), file=sys.stderr, flush=True)
+    server.run(sockets=[sock])
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    parser.add_argument("--db", default="memory-arena.sqlite3",
+                        help="SQLite file, created if missing (default ./memory-arena.sqlite3)")
+    parser.add_argument("--api-key-env", metavar="VAR",
+                        help="require the API key held in this environment variable (default: no auth)")
+    parser.add_argument("--backend", default=DEFAULT_BACKEND,
+                        help=f"search backend, a built-in memory system (default {DEFAULT_BACKEND})")
+    parser.add_argument("--max-top-k", type=int, default=DEFAULT_MAX_TOP_K,
+                        help=f"larger top_k values are clamped to this (default {DEFAULT_MAX_TOP_K})")
+    parser.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY,
+                        help=f"larger request bodies get a 413 (default {DEFAULT_MAX_BODY})")
+
+
+def _usage_error(message: str) -> int:
+    print(f"memory-arena serve: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from memory_arena.systems import SYSTEMS
+
+    if args.backend not in SYSTEMS:
+        return _usage_error(f"unknown backend '{args.backend}'; choose from {', '.join(SYSTEMS)}")
+    if not 0 <= args.port <= 65535:
+        return _usage_error(f"--port must be between 0 and 65535, got {args.port}")
+    if args.max_top_k < 1 or args.max_body_bytes < 1:
+        return _usage_error("--max-top-k and --max-body-bytes must be positive")
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env, "")
+        if not api_key.strip():
+            return _usage_error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset")
+    config = ServerConfig(Path(args.db), args.backend, api_key, args.max_top_k, args.max_body_bytes)
+    try:
+        store = Store(config.db)
+        app = create_app(config, store)
+        sock = listen(args.host, args.port)
+    except (StoreError, OSError, ImportError, ValueError) as exc:
+        print(f"memory-arena serve: error: {exc}", file=sys.stderr)
+        return 1
+    service: MemoryService = app.state.service
+    auth = "API key required" if api_key else "no auth"
+    serve(app, sock, f"memory-arena serve: listening on {{url}} (backend {config.backend}, "
+                     f"{service.restored} messages restored, {auth})")
+    return 0
