@@ -57,7 +57,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     filler = noise.Filler(conv, total, noise.distractor_queue(conv, slot, rng.randint(1, 3), rng.randint(3, 5)))
 
     def event(op: str, value: str) -> dict:
-        return {"op": op, "slot": slot.name, "subject": "user", "value": value}
+        return {"op": op, "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}
 
     filler.add(before)
     chain = [conv.fact(rng.choice(slot.state).format(v=values[0]), event("state", values[0]))]

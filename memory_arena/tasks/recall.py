@@ -32,7 +32,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     conv = Conversation(rng)
     value = conv.draw(slot.kind)
     fact_turn = conv.fact(rng.choice(slot.state).format(v=value),
-                          {"op": "state", "slot": slot.name, "subject": "user", "value": value})
+                          {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value})
     # The short bucket still carries a distractor in most pairs, so a random pick stays rare.
     pairs = total // 2
     others = min(rng.randint(1, 3), pairs)

@@ -74,7 +74,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     for (child, boss), gap in zip(edges, gaps):
         filler.add(gap)
         text = rng.choice(EDGE_INTRO) + rng.choice(EDGE).format(e=names[child], m=names[boss])
-        edge_turn[child] = conv.fact(text, {"op": "reports_to", "employee": names[child], "manager": names[boss]},
+        edge_turn[child] = conv.fact(text, {"op": "reports_to", "kind": "person", "employee": names[child], "manager": names[boss]},
                                      assistant=rng.choice(ACK))
     filler.add(gaps[-1])
     question = rng.choice(QUESTIONS[kind]).format(p=names[subject])

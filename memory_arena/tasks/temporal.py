@@ -87,7 +87,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
             current = values[change_days.index(day)]
             templates = slot.state if day == 0 else slot.update
             set_turn[day] = conv.fact(rng.choice(templates).format(v=current),
-                                      {"op": "set", "slot": slot.name, "subject": "user", "value": current, "day": day})
+                                      {"op": "set", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": current, "day": day})
         elif rng.random() < 0.5:
             conv.pair(rng.choice(daily.unchanged), rng.choice(noise.GENERIC_REPLIES), noise=True)
         filler.add(after)

@@ -29,7 +29,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
     filler.add(gaps[0])
     turns = [conv.fact(rng.choice(slot.state).format(v=values[0]),
-                       {"op": "state", "slot": slot.name, "subject": "user", "value": values[0]})]
+                       {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]})]
     for step, value in enumerate(values[1:], 1):
         filler.add(gaps[step])
         # Alternate noun-bearing and bare templates so both kinds are common.
@@ -37,7 +37,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         with_noun = slot.update[: len(slot.update) - slot.bare_updates]
         template = rng.choice(bare if rng.random() < 0.5 else with_noun)
         turns.append(conv.fact(template.format(v=value),
-                               {"op": "update", "slot": slot.name, "subject": "user", "value": value}))
+                               {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}))
     filler.add(gaps[-1])
     answer = values[-1]
     return conv.task(
