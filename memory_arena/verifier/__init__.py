@@ -1,0 +1,1 @@
+"""The deterministic verifier: reply scoring (`scoring`) and the report built from scores (`metrics`)."""
