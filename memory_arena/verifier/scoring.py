@@ -139,7 +139,8 @@ def _dates_month_first(tokens: list[str]) -> list[str]:
     i, n = 0, len(tokens)
     while i < n:
         token = tokens[i]
-        if token.isdigit() and len(token) <= 2:
+        # A day right after a month belongs to it ("june 15 may 15" is two dates, not "15 may").
+        if token.isdigit() and len(token) <= 2 and not (out and out[-1] in _MONTH_SET):
             step = 2 if i + 2 < n and tokens[i + 1] == "of" and tokens[i + 2] in _MONTH_SET else 1
             if i + step < n and tokens[i + step] in _MONTH_SET:
                 out += [tokens[i + step], token]
