@@ -1,0 +1,284 @@
+"""`memory-arena bench`: retrieval bench of memory systems on the MemoryArena tasks (SPEC §10).
+
+Each task is ingested as its own user (one Add per session, timestamps carried), its
+question searched with `top_k = K`, and the ranking scored against `meta.evidence` (see
+`systems.retrieval` for every metric). Several systems can be benched in one command
+(`--system bm25,hybrid` or `--system all`); each gets a folder under `--out`:
+
+- `tasks.jsonl`: one scored record per task (ranking as turn indices, metrics);
+- `summary.json`: the metrics per category and overall;
+- `timing.json`: Add (per session) and Search latency p50/p95 per category and overall;
+- `scorecard.md`: the two tables, metrics and latencies.
+
+`tasks.jsonl` and `summary.json` hold no time measurement: the same system on the same
+tasks writes them byte for byte the same. `OUT/scorecard.md` puts all benched systems
+side by side and is printed on stdout. Progress goes to stderr: a bar on a terminal, a
+plain line every tenth of the run otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from memory_arena.systems import SYSTEMS, MemorySystem, build_system, ingest_task, is_url
+from memory_arena.systems.retrieval import percentile, score_ranking, summarise, turn_ranking
+from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
+
+
+# -- running -------------------------------------------------------------------------------
+class Progress:
+    """Tasks done out of `total` on `stream`: a redrawn bar on a TTY, else periodic lines."""
+
+    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
+        self.total, self.label = total, label
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty()
+        self.start = time.perf_counter()
+        self.every = max(1, total // 10)
+        self._drawn = 0.0
+
+    def update(self, done: int) -> None:
+        now = time.perf_counter()
+        rate = done / max(now - self.start, 1e-9)
+        if self.tty:
+            if done == self.total or now - self._drawn >= 0.1:
+                filled = int(30 * done / max(self.total, 1))
+                self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+                                  f"{done}/{self.total} {rate:.1f} tasks/s")
+                if done == self.total:
+                    self.stream.write("\n")
+                self.stream.flush()
+                self._drawn = now
+        elif done % self.every == 0 or done == self.total:
+            self.stream.write(f"{self.label}: {done}/{self.total} tasks ({rate:.1f} tasks/s)\n")
+            self.stream.flush()
+
+
+def bench_system(system: MemorySystem, tasks: Sequence[Task], k: int,
+                 on_task: Callable[[int], None] = lambda done: None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run every task through `system`; returns (scored records, timing records)."""
+    records, timings = [], []
+    for done, task in enumerate(tasks, 1):
+        add_seconds = ingest_task(system, task)
+        start = time.perf_counter()
+        memories = system.search(task.id, task.question, k)
+        search_seconds = time.perf_counter() - start
+        records.append(score_ranking(task, turn_ranking(task, memories), k))
+        timings.append({"id": task.id, "category": task.category,
+                        "add_ms": [s * 1000 for s in add_seconds], "search_ms": search_seconds * 1000})
+        on_task(done)
+    return records, timings
+
+
+def by_category(rows: Sequence[dict[str, Any]], fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
+    """`fn` of each category's rows (in CATEGORIES order) and of all rows, as `overall`."""
+    out = {c: fn([r for r in rows if r["category"] == c]) for c in CATEGORIES if any(r["category"] == c for r in rows)}
+    out["overall"] = fn(list(rows))
+    return out
+
+
+def latency_summary(timings: list[dict[str, Any]]) -> dict[str, Any]:
+    adds = [ms for t in timings for ms in t["add_ms"]]
+    searches = [t["search_ms"] for t in timings]
+    return {"adds": len(adds), "searches": len(searches),
+            "add_p50_ms": _ms(percentile(adds, 50)), "add_p95_ms": _ms(percentile(adds, 95)),
+            "search_p50_ms": _ms(percentile(searches, 50)), "search_p95_ms": _ms(percentile(searches, 95))}
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else round(x, 3)
+
+
+# -- Markdown ------------------------------------------------------------------------------
+def _cell(value: Any) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def metric_header(k: int) -> list[str]:
+    return ["tasks", f"P@{k}", f"R@{k}", f"hit@{k}", "MRR", "median first gold rank", "stale-rank rate"]
+
+
+def metric_cells(m: dict[str, Any]) -> list[Any]:
+    rank = m["median_first_gold_rank"]
+    return [m["tasks"], m["precision"], m["recall"], m["hit"], m["mrr"], None if rank is None else f"{rank:g}",
+            m["stale_rank_rate"]]
+
+
+LATENCY_HEADER = ["Add p50 ms", "Add p95 ms", "Search p50 ms", "Search p95 ms"]
+
+
+def latency_cells(t: dict[str, Any]) -> list[Any]:
+    return [t["add_p50_ms"], t["add_p95_ms"], t["search_p50_ms"], t["search_p95_ms"]]
+
+
+def system_scorecard(name: str, summary: dict[str, Any], timing: dict[str, Any]) -> str:
+    k = summary["k"]
+    groups = list(summary["metrics"])
+    return "\n\n".join([
+        f"### {name} (K = {k})",
+        _table(["category", *metric_header(k)], [[g, *metric_cells(summary["metrics"][g])] for g in groups]),
+        _table(["category", *LATENCY_HEADER], [[g, *latency_cells(timing[g])] for g in groups]),
+    ]) + "\n"
+
+
+def combined_scorecard(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
+    """All systems side by side: overall metrics, hit@K and stale-rank rate by category, latency."""
+    k = results[0][1]["k"]
+    cats = [c for c in CATEGORIES if c in results[0][1]["metrics"]]
+    stale_cats = [c for c in cats if results[0][1]["metrics"][c]["stale_tasks"]]
+    parts = [
+        f"## Retrieval scorecard (K = {k}, {results[0][1]['metrics']['overall']['tasks']} tasks)",
+        _table(["system", *metric_header(k)], [[n, *metric_cells(s["metrics"]["overall"])] for n, s, _ in results]),
+        f"hit@{k} by category:",
+        _table(["system", *cats], [[n, *(s["metrics"][c]["hit"] for c in cats)] for n, s, _ in results]),
+    ]
+    if stale_cats:
+        parts += ["Stale-rank rate by category (a superseded value ranked above the current one):",
+                  _table(["system", *stale_cats],
+                         [[n, *(s["metrics"][c]["stale_rank_rate"] for c in stale_cats)] for n, s, _ in results])]
+    parts += ["Latency (wall time on this machine; not part of the scored results):",
+              _table(["system", *LATENCY_HEADER], [[n, *latency_cells(t["overall"])] for n, _, t in results])]
+    return "\n\n".join(parts) + "\n"
+
+
+# -- files ---------------------------------------------------------------------------------
+def folder_name(system: str) -> str:
+    """A file-system-safe folder name for a system name or URL."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", system).strip("-")
+
+
+def _dump(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_system(out: Path, name: str, system: MemorySystem, k: int, records: list[dict[str, Any]],
+                 timings: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    folder = out / folder_name(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = {"system": system.describe(), "k": k, "metrics": by_category(records, summarise)}
+    timing = by_category(timings, latency_summary)
+    with open(folder / "tasks.jsonl", "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n")
+    _dump(folder / "summary.json", summary)
+    _dump(folder / "timing.json", timing)
+    (folder / "scorecard.md").write_text(system_scorecard(name, summary, timing), encoding="utf-8")
+    return summary, timing
+
+
+# -- CLI -----------------------------------------------------------------------------------
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--system", required=True, metavar="NAME_OR_URL",
+                        help=f"memory system(s), comma-separated: {', '.join(SYSTEMS)}, 'all' (every built-in) "
+                             "or the base URL of an Add/Search service (http://HOST:PORT)")
+    parser.add_argument("--k", type=positive_int, default=10, help="memories retrieved per question (default 10)")
+    parser.add_argument("--categories", nargs="+", metavar="CATEGORY",
+                        help=f"categories to run (default all): {' '.join(CATEGORIES)}")
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks per category")
+    parser.add_argument("--dataset", metavar="DIR", help="folder of <category>.jsonl files (default: the shipped dataset)")
+    parser.add_argument("--out", default="bench-results", metavar="DIR",
+                        help="output folder (default ./bench-results)")
+    parser.add_argument("--api-key-env", metavar="VAR", help="for a URL: send the API key held in this environment variable")
+
+
+def parse_systems(text: str) -> list[str]:
+    """The system names of `--system`; raises ValueError with one sentence for a bad one."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError("--system needs at least one system name or URL")
+    out: list[str] = []
+    for name in names:
+        expanded = list(SYSTEMS) if name == "all" else [name]
+        for n in expanded:
+            if not is_url(n) and n not in SYSTEMS:
+                raise ValueError(f"unknown memory system '{n}'; choose from {', '.join(SYSTEMS)}, all, "
+                                 "or give an http:// URL of an Add/Search service")
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def select_tasks(args: argparse.Namespace) -> list[Task]:
+    categories = None
+    if args.categories:
+        categories = [c for arg in args.categories for c in arg.split(",") if c]
+        unknown = [c for c in categories if c not in CATEGORIES]
+        if unknown:
+            raise ValueError(f"unknown category '{unknown[0]}'; choose from {', '.join(CATEGORIES)}")
+    tasks = load_tasks(args.dataset, categories)
+    if args.limit is None:
+        return tasks
+    kept: dict[str, int] = {}
+    out = []
+    for task in tasks:
+        kept[task.category] = kept.get(task.category, 0) + 1
+        if kept[task.category] <= args.limit:
+            out.append(task)
+    return out
+
+
+def _error(message: str, code: int) -> int:
+    print(f"memory-arena bench: error: {message}", file=sys.stderr)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        names = parse_systems(args.system)
+        tasks = select_tasks(args)
+    except ValueError as exc:
+        code = 1 if isinstance(exc, DatasetError) else 2
+        return _error(str(exc).rstrip("."), code)
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env, "")
+        if not api_key.strip():
+            return _error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset", 2)
+    out = Path(args.out)
+    results = []
+    for name in names:
+        try:
+            system = build_system(name, api_key=api_key) if is_url(name) else build_system(name)
+        except (ImportError, RuntimeError) as exc:
+            return _error(f"{name}: {exc}", 1)
+        try:
+            progress = Progress(len(tasks), f"bench {name}")
+            records, timings = bench_system(system, tasks, args.k, progress.update)
+        except RuntimeError as exc:  # ContractError and the like: the service failed us
+            return _error(f"{name}: {exc}", 1)
+        finally:
+            system.close()
+        summary, timing = write_system(out, name, system, args.k, records, timings)
+        results.append((name, summary, timing))
+    card = combined_scorecard(results)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scorecard.md").write_text(card, encoding="utf-8")
+    sys.stdout.write(card)
+    return 0

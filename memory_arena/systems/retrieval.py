@@ -1,0 +1,125 @@
+"""Retrieval metrics of the memory-system bench (SPEC §10), as pure functions.
+
+A system's answer to a task's question is a list of memories; `turn_ranking` maps each back
+to the turn it came from using only contract fields (content, created_at), so an in-process
+system and the same system behind the Add/Search contract get the same numbers. Against
+`meta.evidence` (the gold turns), with K the requested `top_k`:
+
+- P@K = gold turns retrieved / K; R@K = gold turns retrieved / gold turns; hit@K = 1 if any
+  gold turn is retrieved; MRR = 1 / rank of the first gold turn (0 when none); that rank.
+- Stale-rank: for tasks with superseded values (`meta.stale`), a *stale turn* states one of
+  them without the current answer, a *current turn* is an evidence turn stating the answer
+  (or an alias). The task counts as stale-ranked when the best stale turn is ranked above
+  the best current turn, a current turn missing from the top K counting as ranked below
+  everything. The stale-rank rate is the share of such tasks among those with a stale turn.
+
+Means are over tasks; ranks are 1-based.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Iterable, Sequence
+
+from memory_arena.systems.base import Memory
+from memory_arena.tasks.common import mentions
+from memory_arena.tasks.schema import Task
+
+METRICS = ("precision", "recall", "hit", "mrr")
+
+
+def turn_ranking(task: Task, memories: Sequence[Memory]) -> list[int | None]:
+    """The turn index of each returned memory (None when it matches no turn).
+
+    A memory matches the turn with the same content and timestamp; failing that (a service
+    that rewrites content, or drops timestamps) the turn with the same timestamp, then the
+    first not yet matched turn with the same content."""
+    by_both = {(t.content, t.timestamp): i for i, t in enumerate(task.turns)}
+    by_time = {t.timestamp: i for i, t in enumerate(task.turns)}
+    by_content: dict[str, list[int]] = {}
+    for i, t in enumerate(task.turns):
+        by_content.setdefault(t.content, []).append(i)
+    used: set[int] = set()
+    out: list[int | None] = []
+    for m in memories:
+        created = m.get("created_at")
+        index = by_both.get((m["content"], created))
+        if index is None and created is not None:
+            index = by_time.get(created)
+        if index is None:
+            index = next((i for i in by_content.get(m["content"], []) if i not in used), None)
+        if index is not None:
+            used.add(index)
+        out.append(index)
+    return out
+
+
+def stale_and_current_turns(task: Task) -> tuple[list[int], list[int]]:
+    """(stale turns, current turns) as defined in the module docstring."""
+    forms = [task.answer, *task.aliases]
+    states_answer = [any(mentions(t.content, f) for f in forms) for t in task.turns]
+    current = [i for i in task.evidence if states_answer[i]] or task.evidence
+    stale = [i for i, t in enumerate(task.turns)
+             if not states_answer[i] and any(mentions(t.content, v) for v in task.stale)]
+    return stale, current
+
+
+def score_ranking(task: Task, ranking: Sequence[int | None], k: int) -> dict[str, Any]:
+    """The per-task record of the bench: the ranking and every metric of it."""
+    ranking = list(ranking)[:k]
+    gold = set(task.evidence)
+    found = [r for r, i in enumerate(ranking, 1) if i in gold]
+    first = found[0] if found else None
+    stale, current = stale_and_current_turns(task)
+    stale_above = None
+    if stale:
+        rank_of = {i: r for r, i in reversed(list(enumerate(ranking, 1))) if i is not None}
+        best_stale = min((rank_of[i] for i in stale if i in rank_of), default=None)
+        best_current = min((rank_of[i] for i in current if i in rank_of), default=None)
+        stale_above = best_stale is not None and (best_current is None or best_stale < best_current)
+    return {
+        "id": task.id,
+        "category": task.category,
+        "ranking": ranking,
+        "evidence": sorted(gold),
+        "stale_turns": stale,
+        "current_turns": current,
+        "precision": _round(len({ranking[r - 1] for r in found}) / k),
+        "recall": _round(len({ranking[r - 1] for r in found}) / len(gold)) if gold else 0.0,
+        "hit": 1 if found else 0,
+        "mrr": _round(1 / first) if first else 0.0,
+        "first_gold_rank": first,
+        "stale_ranked_above": stale_above,
+    }
+
+
+def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Means of the metrics, the median first-gold rank (over tasks with a hit) and the
+    stale-rank rate (over tasks with a stale turn) of a group of per-task records."""
+    records = list(records)
+    n = len(records)
+    out: dict[str, Any] = {"tasks": n}
+    for key in METRICS:
+        out[key] = _round(sum(r[key] for r in records) / n) if n else None
+    ranks = [r["first_gold_rank"] for r in records if r["first_gold_rank"] is not None]
+    out["median_first_gold_rank"] = statistics.median(ranks) if ranks else None
+    flagged = [r["stale_ranked_above"] for r in records if r["stale_ranked_above"] is not None]
+    out["stale_tasks"] = len(flagged)
+    out["stale_rank_rate"] = _round(sum(flagged) / len(flagged)) if flagged else None
+    return out
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0-100) by linear interpolation between closest ranks."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def _round(x: float) -> float:
+    # Six decimals: enough for any mean over a few thousand tasks, and stable text in JSON.
+    return round(x, 6)
