@@ -26,8 +26,11 @@ import hmac
 import json
 import logging
 import os
+import re
 import socket
+import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -267,6 +270,35 @@ def serve(app: Any, sock: socket.socket, banner: str) -> None:
     server.run(sockets=[sock])
 
 
+BANNER = "memory-arena serve: listening on {url}"
+
+
+def spawn(argv: list[str], log_path: Path, env: dict[str, str] | None = None,
+          timeout: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """Start a server command (e.g. `python -m memory_arena.cli serve --port 0 ...`) as a child
+    process logging to `log_path`; return it and its base URL once it answers `/health`.
+    For tests and benchmarks: the banner on stderr says which port `--port 0` picked."""
+    import httpx
+
+    log = open(log_path, "ab")
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+    log.close()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(r"listening on (http://\S+)", Path(log_path).read_text("utf-8", "replace"))
+        if found:
+            try:
+                if httpx.get(f"{found.group(1)}/health", timeout=2.0).status_code == 200:
+                    return proc, found.group(1)
+            except httpx.TransportError:
+                pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}: {Path(log_path).read_text()[-2000:]}")
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"the server did not answer /health within {timeout} s")
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
@@ -311,6 +343,5 @@ def run(args: argparse.Namespace) -> int:
         return 1
     service: MemoryService = app.state.service
     auth = "API key required" if api_key else "no auth"
-    serve(app, sock, f"memory-arena serve: listening on {{url}} (backend {config.backend}, "
-                     f"{service.restored} messages restored, {auth})")
+    serve(app, sock, f"{BANNER} (backend {config.backend}, {service.restored} messages restored, {auth})")
     return 0
