@@ -186,12 +186,27 @@ def _floor_aliases(value: str) -> list[str]:
     return [str(n)] + ([word] if word else [])
 
 
+def _car_aliases(value: str) -> list[str]:
+    """'Mazda MX-5' -> ['MX-5', 'Mazda MX5', 'MX5']: the model alone (unless it is a bare
+    number such as Peugeot's '208') and hyphen-free spellings."""
+    model = value.split(" ", 1)[1]
+    forms = [] if model.isdigit() else [model]
+    if "-" in value:
+        forms += [value.replace("-", ""), *([] if model.isdigit() else [model.replace("-", "")])]
+    return forms
+
+
+def _company_aliases(value: str) -> list[str]:
+    """'Northwind Labs' -> ['Northwind']: first words are unique across COMPANIES."""
+    return [value.split()[0]]
+
+
 KINDS: dict[str, ValueKind] = {
     "city": ValueKind("city", CITIES),
     "person": ValueKind("person", PEOPLE),
     "pet": ValueKind("pet", PETS),
-    "company": ValueKind("company", COMPANIES),
-    "car": ValueKind("car", CARS),
+    "company": ValueKind("company", COMPANIES, aliases=_company_aliases),
+    "car": ValueKind("car", CARS, aliases=_car_aliases),
     "date": ValueKind("date", DATES, aliases=date_aliases),
     "floor": ValueKind("floor", FLOORS, render=ordinal, aliases=_floor_aliases),
     "number": ValueKind("number", PARKING),
