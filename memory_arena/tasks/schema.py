@@ -101,20 +101,30 @@ class Task:
                 raise ValueError(f"missing field '{key}'")
             if not isinstance(row[key], kind) or (kind is int and isinstance(row[key], bool)):
                 raise ValueError(f"field '{key}' must be {kind.__name__}, got {type(row[key]).__name__}")
-        turns = []
-        for i, t in enumerate(row["turns"]):
-            if not isinstance(t, dict):
-                raise ValueError(f"turns[{i}] must be an object")
-            for key, kind in (("role", str), ("content", str), ("timestamp", int), ("session", int)):
-                if not isinstance(t.get(key), kind) or isinstance(t.get(key), bool):
-                    raise ValueError(f"turns[{i}].{key} must be {kind.__name__}")
-            turns.append(Turn(t["role"], t["content"], t["timestamp"], t["session"]))
+        try:
+            turns = tuple(Turn(t["role"], t["content"], t["timestamp"], t["session"]) for t in row["turns"])
+            well_typed = all(type(t.role) is str and type(t.content) is str and type(t.timestamp) is int
+                             and type(t.session) is int for t in turns)
+        except (KeyError, TypeError):
+            well_typed = False
+        if not well_typed:  # the slow path, only to name the first bad turn
+            raise ValueError(_first_bad_turn(row["turns"]))
         if not all(isinstance(a, str) for a in row["aliases"]):
             raise ValueError("field 'aliases' must be a list of strings")
         return cls(
             id=row["id"], category=row["category"], noise_turns=row["noise_turns"], turns=tuple(turns),
             question=row["question"], answer=row["answer"], aliases=tuple(row["aliases"]), meta=row["meta"],
         )
+
+
+def _first_bad_turn(turns: list) -> str:
+    for i, t in enumerate(turns):
+        if not isinstance(t, dict):
+            return f"turns[{i}] must be an object"
+        for key, kind in (("role", str), ("content", str), ("timestamp", int), ("session", int)):
+            if type(t.get(key)) is not kind:  # `type is`, so that true/false are not integers
+                return f"turns[{i}].{key} must be {kind.__name__}"
+    return "turns are malformed"
 
 
 def dataset_dir() -> Path:
