@@ -14,11 +14,9 @@ its neighbours); a larger K adds the context. Needs the `dense` and `bm25` extra
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from memory_arena.systems.bm25 import bm25_index, bm25_scores
+from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.dense import dense_scores, extend_embeddings
 from memory_arena.systems.embedding import Encoder, shared_encoder
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
@@ -66,17 +64,17 @@ class HybridSystem(PerUserSystem):
         super().__init__()
         self.encoder = encoder or shared_encoder()
 
-    def build_index(self, records: list[Record], old_index: tuple[Any, np.ndarray] | None,
-                    old_count: int) -> tuple[Any, np.ndarray]:
-        old_matrix = old_index[1] if old_index is not None else None
-        return bm25_index(records), extend_embeddings(self.encoder, records, old_matrix, old_count)
+    def build_index(self, records: list[Record], old_index: tuple[BM25Index, np.ndarray] | None,
+                    old_count: int) -> tuple[BM25Index, np.ndarray]:
+        old_bm25, old_matrix = old_index if old_index is not None else (None, None)
+        return (BM25Index.extend(records, old_bm25, old_count),
+                extend_embeddings(self.encoder, records, old_matrix, old_count))
 
     def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float]]:
-        retriever, matrix = log.index
-        count = len(log.records)
+        bm25, matrix = log.index
         dense_order = order_by_score(dense_scores(self.encoder, matrix, query), keep_zero=True)
-        bm25_order = order_by_score(bm25_scores(retriever, query, count), keep_zero=False)
-        fused = fuse([(dense_order, DENSE_WEIGHT), (bm25_order, BM25_WEIGHT)], count)
+        bm25_order = order_by_score(bm25.scores(query), keep_zero=False)
+        fused = fuse([(dense_order, DENSE_WEIGHT), (bm25_order, BM25_WEIGHT)], len(log.records))
         return expand(log, fused, top_k)
 
     def describe(self) -> dict[str, str]:
