@@ -135,3 +135,23 @@ def test_query_without_known_words_returns_nothing(name):
     ingest_task(system, make_task())
     assert system.search("update-0000", "zebra?", 5) == []
     assert system.search("update-0000", "", 5) == []
+
+
+@pytest.mark.parametrize("name", ["grep", "bm25"])
+def test_retrieve_for_task_is_safe_for_concurrent_rollouts_of_one_task(name):
+    system = build_system(name)
+    task = make_task()
+    expected = retrieve_for_task(system, task, 3)
+    results: list[list] = []
+
+    def rollout() -> None:
+        for _ in range(30):
+            results.append(retrieve_for_task(system, task, 3))
+
+    threads = [threading.Thread(target=rollout) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 180 and all(r == expected for r in results)
+    assert system._users == {}  # every scratch user was forgotten

@@ -28,6 +28,9 @@ class MemorySystem(ABC):
     """Adapter interface. Implementations keep per-user state and never share it across users."""
 
     name: str = "abstract"
+    can_forget: bool = True
+    """False when `reset` cannot delete anything (a service whose contract has no delete):
+    callers then reuse a user id for the same data instead of making a fresh one."""
 
     @abstractmethod
     def add(self, user_id: str, session_id: str, messages: list[Message]) -> None:

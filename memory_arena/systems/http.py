@@ -19,6 +19,7 @@ from memory_arena.systems.store import check_messages
 
 class HttpSystem(MemorySystem):
     name = "http"
+    can_forget = False
 
     def __init__(self, base_url: str, api_key: str | None = None, user_prefix: str = "",
                  timeout: float = 30.0, **client_kw: Any) -> None:

@@ -8,6 +8,7 @@ session id is the turn's `session` number as a string.
 from __future__ import annotations
 
 import time
+import uuid
 
 from memory_arena.systems.base import Memory, MemorySystem, Message
 from memory_arena.tasks.schema import Task
@@ -38,7 +39,22 @@ def ingest_task(system: MemorySystem, task: Task, user_id: str | None = None) ->
 
 
 def retrieve_for_task(system: MemorySystem, task: Task, top_k: int, user_id: str | None = None) -> list[Memory]:
-    """Ingest `task` as one user and return the top `top_k` memories for its question."""
-    user = user_id or task.id
-    ingest_task(system, task, user)
-    return system.search(user, task.question, top_k)
+    """Ingest `task` as one user and return the top `top_k` memories for its question.
+
+    Safe to call concurrently for the same task (rollouts of one prompt): without an explicit
+    `user_id`, a system that can forget ingests under a fresh scratch user that is forgotten
+    afterwards, so no call ever sees another's half-ingested history; a system that cannot
+    forget (`http`) reuses the task id, and its idempotent Adds make a repeat a no-op. The
+    user id never affects a ranking, so the result is the same either way."""
+    if user_id is not None:
+        ingest_task(system, task, user_id)
+        return system.search(user_id, task.question, top_k)
+    if not system.can_forget:
+        ingest_task(system, task, task.id)
+        return system.search(task.id, task.question, top_k)
+    scratch = f"{task.id}~{uuid.uuid4().hex}"
+    try:
+        ingest_task(system, task, scratch)
+        return system.search(scratch, task.question, top_k)
+    finally:
+        system.reset(scratch)
