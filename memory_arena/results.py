@@ -1,0 +1,408 @@
+"""Load any MemoryArena result into one common form, and `memory-arena score PATH`.
+
+`load_results(path)` detects the format and returns a list of `Run`s:
+
+- a `run_offline.py --json` file, or a `memory-arena score --json` file: `{label: report}`,
+  one run per key (a value may also be a bench summary, see below);
+- a `vf-eval` output folder of verifiers 0.4 (`<run>/traces.jsonl`, the resolved config in
+  `<run>/configs/resolved/`) or 0.3 (`<run>/results.jsonl` + `<run>/metadata.json`);
+- a `memory-arena bench` output folder (`<system>/summary.json`, the retrieval metrics);
+- a folder holding any number of the above at any depth (`outputs/`, a bench `--out`):
+  one run per result folder, in path order.
+
+A vf-eval rollout becomes a (Task, outcome) pair. The task is the record the v0.4 trace
+carries, else it is looked up by id in the dataset the run used: the shipped one, or the
+one regenerated from the run's `seed` / `n` / `categories` arguments. The outcome is the
+final reply re-scored by the real scorer whenever the transcript is saved, so that failure
+reasons and the stale rate are known; otherwise the recorded reward (the report then shows
+no reasons and no stale rate for it). The reply counted is the last assistant message after
+the question; a rollout that never reached the question has an empty reply, as in the
+environment. Rollouts that errored (a provider failure, a timeout) measure the
+infrastructure, not the memory: they are left out of the scores, counted in `Run.errored`,
+and every printout says so. With several rollouts per task each rollout counts as one
+sample.
+
+Bad input (a missing path, an unknown format, a result that names a task the dataset does
+not have) raises `ResultsError` with one sentence; the command prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from memory_arena.envs import core
+from memory_arena.tasks.schema import DatasetError, Task
+from memory_arena.verifier.metrics import build_report, format_report
+from memory_arena.verifier.scoring import score
+
+TRACES_V04 = "traces.jsonl"
+RESULTS_V03, METADATA_V03 = "results.jsonl", "metadata.json"
+BENCH_SUMMARY = "summary.json"
+REWARD_NAME = "correct"
+"""The environment's one weighted reward (both adapters)."""
+
+
+class ResultsError(ValueError):
+    """A result path that cannot be read; the message is one sentence naming the path."""
+
+
+@dataclass
+class Run:
+    """One evaluated run: a model setting, a baseline, or a memory system."""
+
+    label: str
+    """Display name: the baseline, `<model>, <No Memory Tool | Memory Tool>[, stream]`, or the system."""
+    source: str
+    """The file or folder it was read from."""
+    format: str
+    """One of FORMATS."""
+    report: dict[str, Any] | None = None
+    """The SPEC §7 report (`build_report`) of a run with replies; None for a retrieval run."""
+    bench: dict[str, Any] | None = None
+    """The bench `summary.json` (`{system, k, metrics}`) of a retrieval run; else None."""
+    rollouts: int = 0
+    """Rollouts found in a vf-eval folder (0 for other formats)."""
+    errored: int = 0
+    """Rollouts that errored and are not scored."""
+    rescored: int = 0
+    """Rollouts scored from their reply text (the others from the recorded reward)."""
+    disagreements: int = 0
+    """Re-scored rollouts whose verdict differs from the recorded reward (a scorer change)."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        """`replies` (a SPEC §7 report) or `retrieval` (bench metrics)."""
+        return "replies" if self.report is not None else "retrieval"
+
+    def caveats(self) -> list[str]:
+        """Sentences a reader must see next to the figures."""
+        out = list(self.notes)
+        if self.errored:
+            out.append(f"{self.errored} of {self.rollouts} rollouts errored and are not scored")
+        unscored_text = self.rollouts - self.errored - self.rescored
+        if self.format.startswith("vf-eval") and unscored_text > 0:
+            out.append(f"{unscored_text} rollouts had no saved reply: scored from the recorded reward, "
+                       "without reasons or stale flags")
+        if self.disagreements:
+            out.append(f"{self.disagreements} re-scored rollouts disagree with the recorded reward "
+                       "(the run used another scorer version)")
+        return out
+
+
+FORMATS = ("run_offline JSON", "vf-eval 0.4", "vf-eval 0.3", "bench")
+
+
+# -- detection -----------------------------------------------------------------------------
+def load_results(path: str | Path) -> list[Run]:
+    """Every run found at `path` (see the module docstring); raises ResultsError."""
+    path = Path(path)
+    if not path.exists():
+        raise ResultsError(f"{path}: no such file or folder")
+    if path.is_file():
+        return _load_file(path)
+    folders = list(_result_folders(path))
+    if not folders:
+        raise ResultsError(f"{path}: no MemoryArena results found (expected a vf-eval output folder with "
+                           f"{TRACES_V04} or {RESULTS_V03} + {METADATA_V03}, a bench folder with "
+                           f"{BENCH_SUMMARY}, or a run_offline JSON file)")
+    return [run for folder, loader in folders for run in loader(folder)]
+
+
+def _folder_loader(folder: Path):
+    if (folder / TRACES_V04).is_file():
+        return _load_v04
+    if (folder / RESULTS_V03).is_file() and (folder / METADATA_V03).is_file():
+        return _load_v03
+    if (folder / BENCH_SUMMARY).is_file() and _is_bench_summary(_read_json(folder / BENCH_SUMMARY)):
+        return _load_bench_folder
+    return None
+
+
+def _result_folders(root: Path) -> Iterator[tuple[Path, Any]]:
+    """Result folders at or under `root`, depth first in name order; a result folder's own
+    subfolders (logs, configs) are not searched."""
+    loader = _folder_loader(root)
+    if loader is not None:
+        yield root, loader
+        return
+    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        yield from _result_folders(child)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultsError(f"{path}: not readable JSON ({exc})") from None
+
+
+def _is_report(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("memory_score"), dict) and "categories" in value
+
+
+def _is_bench_summary(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("metrics"), dict) and "k" in value
+
+
+def _load_file(path: Path) -> list[Run]:
+    data = _read_json(path)
+    if _is_report(data):
+        return [_report_run(path.stem, data, path)]
+    if _is_bench_summary(data):
+        return [_bench_run(data, path)]
+    if isinstance(data, dict) and data and all(_is_report(v) or _is_bench_summary(v) for v in data.values()):
+        return [_report_run(str(name), value, path) if _is_report(value) else _bench_run(value, path, label=str(name))
+                for name, value in data.items()]
+    raise ResultsError(f"{path}: unknown format (expected a run_offline.py --json file, {{name: report}}, "
+                       "or a bench summary.json)")
+
+
+def _report_run(label: str, report: dict[str, Any], source: Path) -> Run:
+    """A saved report; `notes` are the caveats `score --json` stored next to the figures."""
+    notes = report.get("notes")
+    return Run(label=label, source=str(source), format="run_offline JSON", report=report,
+               notes=[str(n) for n in notes] if isinstance(notes, list) else [])
+
+
+# -- bench -----------------------------------------------------------------------------------
+def _bench_run(summary: dict[str, Any], source: Path, label: str | None = None) -> Run:
+    system = summary.get("system")
+    name = label or (system.get("name") if isinstance(system, dict) else None) or source.parent.name
+    return Run(label=str(name), source=str(source), format="bench", bench=summary)
+
+
+def _load_bench_folder(folder: Path) -> list[Run]:
+    run = _bench_run(_read_json(folder / BENCH_SUMMARY), folder / BENCH_SUMMARY)
+    run.source = str(folder)
+    return [run]
+
+
+# -- vf-eval ---------------------------------------------------------------------------------
+_DATASETS: dict[tuple, dict[str, Task]] = {}
+
+
+def _dataset(args: dict[str, Any], source: Path) -> dict[str, Task]:
+    """id -> Task of the dataset a run used (shipped, or regenerated from seed / n)."""
+    key = (args.get("seed"), args.get("n"), json.dumps(args.get("categories")))
+    if key not in _DATASETS:
+        try:
+            settings = core.make_settings(seed=args.get("seed"), n=args.get("n"), categories=args.get("categories"))
+            _DATASETS[key] = {t.id: t for t in core.select_tasks(settings)}
+        except (ValueError, TypeError) as exc:  # DatasetError is a ValueError
+            kind = "dataset" if isinstance(exc, DatasetError) else "environment arguments"
+            raise ResultsError(f"{source}: cannot rebuild the tasks of this run ({kind}: {exc})") from None
+    return _DATASETS[key]
+
+
+def _lookup(tasks: dict[str, Task], task_id: Any, args: dict[str, Any], source: Path) -> Task:
+    if task_id not in tasks:
+        where = ("the shipped dataset" if args.get("seed") is None and args.get("n") is None
+                 else f"the dataset regenerated with seed={args.get('seed')}, n={args.get('n')}")
+        raise ResultsError(f"{source}: task {task_id!r} is not in {where}")
+    return tasks[task_id]
+
+
+def _text(content: Any) -> str:
+    """Message content as text (a string, or a list of content parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
+    return ""
+
+
+def final_reply(messages: Iterable[tuple[str, Any]], question: str) -> str:
+    """The reply that counts: the last assistant message after the last time the question was
+    asked; "" when the question never came (the environment scores that as empty)."""
+    messages = [(role, _text(content)) for role, content in messages]
+    asked = [i for i, (role, content) in enumerate(messages) if role == "user" and content == question]
+    if not asked:
+        return ""
+    replies = [content for role, content in messages[asked[-1] + 1:] if role == "assistant"]
+    return replies[-1] if replies else ""
+
+
+def _outcome(task: Task, reply: str | None, reward: Any, run: Run) -> Any:
+    """The re-scored reply when there is one, else the recorded reward."""
+    if reply is None:
+        return float(reward or 0.0)
+    result = score(task, reply)
+    run.rescored += 1
+    if isinstance(reward, (int, float)) and (reward >= 0.5) != (result.value >= 0.5):
+        run.disagreements += 1
+    return result
+
+
+def _label(model: Any, args: dict[str, Any] | None, fallback: str) -> str:
+    """`<model>, No Memory Tool | Memory Tool[, stream][, <memory system>]`; just the model
+    (or the folder name) when the run's arguments were not saved."""
+    if args is None:
+        return str(model) if model else fallback
+    parts = [str(model) if model else fallback, "Memory Tool" if args.get("memory_tool") else "No Memory Tool"]
+    if args.get("delivery") == "stream":
+        parts.append("stream")
+    if args.get("memory_system"):
+        parts.append(str(args["memory_system"]))
+    return ", ".join(parts)
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ResultsError(f"{path}:{lineno}: not a JSON line ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise ResultsError(f"{path}:{lineno}: expected a JSON object per line")
+            yield row
+
+
+def _load_v03(folder: Path) -> list[Run]:
+    """verifiers 0.3: `results.jsonl` (one rollout per line: prompt, completion, reward,
+    info, error, ...) and `metadata.json` (env_args, model, ...)."""
+    metadata = _read_json(folder / METADATA_V03)
+    if not isinstance(metadata, dict):
+        raise ResultsError(f"{folder / METADATA_V03}: expected a JSON object")
+    args = metadata.get("env_args") or {}
+    run = Run(label=_label(metadata.get("model"), args, folder.name), source=str(folder), format="vf-eval 0.3")
+    tasks = _dataset(args, folder)
+    order = list(tasks)
+    pairs = []
+    for row in _jsonl(folder / RESULTS_V03):
+        run.rollouts += 1
+        if row.get("error"):
+            run.errored += 1
+            continue
+        info = row.get("info") or {}
+        if isinstance(info, str):  # datasets stores `info` as a JSON string when rows differ
+            info = json.loads(info) if info.strip().startswith("{") else {}
+        task_id = info.get("task_id")
+        if task_id is None and isinstance(row.get("example_id"), int) and row["example_id"] < len(order):
+            task_id = order[row["example_id"]]  # example ids index the environment's task order
+        task = _lookup(tasks, task_id, args, folder)
+        reply = None
+        if row.get("completion") is not None:
+            messages = [*(row.get("prompt") or []), *row["completion"]]
+            reply = final_reply(((m.get("role"), m.get("content")) for m in messages if isinstance(m, dict)),
+                                core.question_text(task))
+        pairs.append((task, _outcome(task, reply, row.get("reward"), run)))
+    run.report = build_report(pairs)
+    return [run]
+
+
+def _v04_config(folder: Path) -> dict[str, Any]:
+    """The resolved eval config verifiers 0.4 saves in `configs/resolved/*.json` ({} if none)."""
+    resolved = sorted((folder / "configs" / "resolved").glob("*.json"))
+    return _read_json(resolved[0]) if resolved else {}
+
+
+def _load_v04(folder: Path) -> list[Run]:
+    """verifiers 0.4: `traces.jsonl`, one episode per line: `{ok, task: {data}, traces:
+    [{rewards, info, nodes: [{message, sampled}], root_reply?}]}`; our task data carries the
+    task record and the question text."""
+    config = _v04_config(folder)
+    env = config.get("env") if isinstance(config.get("env"), dict) else {}
+    args = env.get("taskset") if isinstance(env.get("taskset"), dict) else None
+    run = Run(label=_label(config.get("model"), args, folder.name), source=str(folder), format="vf-eval 0.4")
+    args = args or {}
+    pairs = []
+    for episode in _jsonl(folder / TRACES_V04):
+        run.rollouts += 1
+        traces = episode.get("traces") or []
+        trace = traces[-1] if traces else {}
+        reward = (trace.get("rewards") or {}).get(REWARD_NAME)
+        if not episode.get("ok") or not isinstance(reward, dict):
+            run.errored += 1
+            continue
+        data = (episode.get("task") or {}).get("data") or {}
+        task = _v04_task(data, trace, args, folder)
+        reply = trace.get("root_reply")
+        if reply is None and "nodes" in trace:
+            messages = [n.get("message") or {} for n in trace["nodes"]]
+            reply = final_reply(((m.get("role"), m.get("content")) for m in messages),
+                                data.get("question") or core.question_text(task))
+        pairs.append((task, _outcome(task, reply, reward.get("score"), run)))
+    run.report = build_report(pairs)
+    return [run]
+
+
+def _v04_task(data: dict[str, Any], trace: dict[str, Any], args: dict[str, Any], folder: Path) -> Task:
+    if isinstance(data.get("record"), dict):
+        try:
+            return Task.from_dict(data["record"])
+        except ValueError as exc:
+            raise ResultsError(f"{folder / TRACES_V04}: a trace carries a malformed task record ({exc})") from None
+    task_id = data.get("id") or (trace.get("info") or {}).get("task_id")
+    return _lookup(_dataset(args, folder), task_id, args, folder)
+
+
+# -- printing and the command ----------------------------------------------------------------
+def unique_labels(runs: list[Run]) -> list[str]:
+    """Labels that tell runs apart: a repeated label gets its folder's name ("m, Memory Tool
+    [a1b2c3d4]"), and a number if that still repeats, so no table shows two identical rows."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.label] = counts.get(run.label, 0) + 1
+    named = [f"{r.label} [{Path(r.source).name}]" if counts[r.label] > 1 else r.label for r in runs]
+    seen: dict[str, int] = {}
+    out = []
+    for label in named:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} #{seen[label]}")
+    return out
+
+
+def format_bench(summary: dict[str, Any], title: str | None = None) -> str:
+    """A short table of a bench summary: hit@K, MRR and stale-rank rate per category."""
+    k = summary["k"]
+    lines = [title] if title else []
+    lines.append(f"  {'category':<14}{'tasks':>6}{f'hit@{k}':>9}{'MRR':>8}{'stale-rank':>12}")
+    for group, m in summary["metrics"].items():
+        stale = "-" if m.get("stale_rank_rate") is None else f"{100 * m['stale_rank_rate']:.1f}%"
+        hit = "-" if m.get("hit") is None else f"{100 * m['hit']:.1f}%"
+        mrr = "-" if m.get("mrr") is None else f"{m['mrr']:.3f}"
+        lines.append(f"  {group:<14}{m.get('tasks', 0):>6}{hit:>9}{mrr:>8}{stale:>12}")
+    return "\n".join(lines)
+
+
+def load_all(paths: Iterable[str | Path]) -> list[Run]:
+    """The runs of every path, in the order given."""
+    return [run for path in paths for run in load_results(path)]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", metavar="PATH",
+                        help="a run_offline.py --json file, a vf-eval output folder (verifiers 0.3 or 0.4), "
+                             "a bench output folder, or a folder holding several of them")
+    parser.add_argument("--json", metavar="OUT", help="also write {run: report} as JSON (readable by `report`)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        runs = load_results(args.path)
+    except ResultsError as exc:
+        sys.stderr.write(f"memory-arena score: error: {exc}\n")
+        return 2
+    blocks = []
+    for label, r in zip(unique_labels(runs), runs):
+        title = f"== {label} ({r.format}) =="
+        text = format_report(r.report, title=title) if r.report is not None else format_bench(r.bench, title=title)
+        blocks.append(text + "".join(f"\n  note: {c}" for c in r.caveats()))
+    print("\n\n".join(blocks))
+    if args.json:
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        data = {label: {**r.report, "notes": r.caveats()} if r.report is not None else r.bench
+                for label, r in zip(unique_labels(runs), runs)}
+        out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"\nwrote {out}")
+    return 0

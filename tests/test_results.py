@@ -1,0 +1,200 @@
+"""`memory_arena.results`: every result format loads into the same report, and `memory-arena score`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_arena.cli import main
+from memory_arena.envs import core
+from memory_arena.results import ResultsError, final_reply, load_results, unique_labels
+from memory_arena.tasks import generate
+from memory_arena.verifier.metrics import build_report
+
+from test_results_fixtures import (VF_EVAL_V03, VF_EVAL_V04, replies, run_bench, run_offline, shipped, write_v03,
+                                   write_v04)
+
+
+# -- run_offline JSON --------------------------------------------------------------------------
+def test_run_offline_json_gives_one_run_per_baseline(tmp_path):
+    path = run_offline(tmp_path / "offline.json")
+    saved = json.loads(path.read_text())
+    runs = load_results(path)
+    assert [r.label for r in runs] == list(saved)
+    assert all(r.format == "run_offline JSON" and r.kind == "replies" for r in runs)
+    assert [r.report for r in runs] == list(saved.values())
+    by_label = {r.label: r.report for r in runs}
+    assert by_label["latest-fact"]["memory_score"]["value"] == 1.0
+    assert by_label["stale-fact"]["categories"]["update"]["accuracy"] == 0.0
+
+
+# -- vf-eval, built in the upstream layouts ----------------------------------------------------
+@pytest.mark.parametrize("version", ["0.3", "0.4"])
+def test_vf_eval_folder_rescored_from_replies(tmp_path, version):
+    tasks = shipped(20)
+    texts = replies(tasks)
+    write = write_v03 if version == "0.3" else write_v04
+    folder = write(tmp_path / "run", tasks, texts, errored=[3])
+    [run] = load_results(folder)
+    assert run.format == f"vf-eval {version}"
+    assert (run.rollouts, run.errored, run.rescored, run.disagreements) == (20, 1, 19, 0)
+    expected = build_report((t, x) for i, (t, x) in enumerate(zip(tasks, texts)) if i != 3)
+    assert run.report == expected
+    # The stale-fact replies on update and contradiction tasks name superseded values.
+    assert run.report["stale_rate"]["count"] > 0
+    assert run.report["reasons"]["missing"] > 0
+    assert any("1 of 20 rollouts errored" in c for c in run.caveats())
+
+
+def test_v03_label_says_model_and_memory_tool(tmp_path):
+    tasks = shipped(5)
+    with_tool = write_v03(tmp_path / "a", tasks, replies(tasks), env_args={"memory_tool": True}, model="m1")
+    without = write_v03(tmp_path / "b", tasks, replies(tasks), model="m1")
+    assert load_results(with_tool)[0].label == "m1, Memory Tool"
+    assert load_results(without)[0].label == "m1, No Memory Tool"
+
+
+def test_v04_label_and_tasks_by_id_without_record(tmp_path):
+    tasks = shipped(10)
+    folder = write_v04(tmp_path / "run", tasks, replies(tasks), taskset={"memory_tool": True, "delivery": "stream"},
+                       with_record=False, model="m2")
+    [run] = load_results(folder)
+    assert run.label == "m2, Memory Tool, stream"
+    assert run.report == build_report(zip(tasks, replies(tasks)))
+
+
+def test_reward_only_rollouts_are_scored_from_the_reward(tmp_path):
+    tasks = shipped(10)
+    rewards = [1.0, 0.0] * 5
+    folder = write_v03(tmp_path / "run", tasks, [None] * 10, rewards=rewards)
+    [run] = load_results(folder)
+    assert run.rescored == 0
+    assert run.report["memory_score"]["value"] is not None
+    assert sum(c["correct"] for c in run.report["categories"].values()) == 5
+    assert run.report["stale_rate"]["n"] == 0  # unknown without the reply text
+    assert any("no saved reply" in c for c in run.caveats())
+
+
+def test_info_stored_as_json_string(tmp_path):
+    tasks = shipped(5)
+    folder = write_v03(tmp_path / "run", tasks, replies(tasks), info_as_string=True)
+    assert load_results(folder)[0].report == build_report(zip(tasks, replies(tasks)))
+
+
+def test_regenerated_dataset_is_used_when_the_run_set_seed_and_n(tmp_path):
+    settings = core.make_settings(seed=7, n=3)
+    tasks = core.select_tasks(settings)
+    answers = [t.answer for t in tasks]
+    shipped_answers = {t.id: t.answer for t in shipped(500)}
+    assert any(shipped_answers[t.id] != t.answer for t in tasks)  # else this test proves nothing
+    folder = write_v03(tmp_path / "run", tasks, answers, env_args={"seed": 7, "n": 3})
+    [run] = load_results(folder)
+    assert run.report["memory_score"]["value"] == 1.0
+    assert run.report["n"] == len(generate(seed=7, n=3)) == 15
+
+
+def test_recorded_reward_that_disagrees_is_reported(tmp_path):
+    tasks = shipped(4)
+    texts = [t.answer for t in tasks]
+    folder = write_v03(tmp_path / "run", tasks, texts, rewards=[0.0, 1.0, 1.0, 1.0])
+    [run] = load_results(folder)
+    assert run.disagreements == 1
+    assert run.report["memory_score"]["value"] == 1.0  # the reply text wins
+
+
+def test_unknown_task_id_is_one_clear_error(tmp_path):
+    tasks = shipped(2)
+    folder = write_v03(tmp_path / "run", tasks, replies(tasks))
+    lines = (folder / "results.jsonl").read_text().replace("recall-0000", "recall-9999")
+    (folder / "results.jsonl").write_text(lines)
+    with pytest.raises(ResultsError, match="task 'recall-9999' is not in the shipped dataset"):
+        load_results(folder)
+
+
+def test_corrupt_jsonl_line_names_file_and_line(tmp_path):
+    tasks = shipped(2)
+    folder = write_v04(tmp_path / "run", tasks, replies(tasks))
+    with open(folder / "traces.jsonl", "a") as fh:
+        fh.write("{not json\n")
+    with pytest.raises(ResultsError, match=r"traces\.jsonl:3: not a JSON line"):
+        load_results(folder)
+
+
+# -- real vf-eval output ---------------------------------------------------------------------
+@pytest.mark.parametrize("folder,version", [(VF_EVAL_V03, "0.3"), (VF_EVAL_V04, "0.4")])
+def test_real_vf_eval_output(folder, version):
+    if not folder.exists():
+        pytest.skip(f"{folder.name}: no vf-eval output recorded yet")
+    runs = load_results(folder)
+    assert runs and all(r.format == f"vf-eval {version}" for r in runs)
+    for run in runs:
+        assert run.rollouts > 0
+        assert run.report["n"] == run.rollouts - run.errored
+        assert run.rescored == run.report["n"]  # vf-eval saved the transcripts
+        assert run.disagreements == 0  # the environment's reward is the scorer's verdict
+        assert sum(run.report["reasons"].values()) == run.report["n"]
+
+
+# -- bench -----------------------------------------------------------------------------------
+def test_bench_output_folder(tmp_path, capsys):
+    out = run_bench(tmp_path / "bench", systems="grep,bm25")
+    runs = load_results(out)
+    assert [r.label for r in runs] == ["bm25", "grep"]
+    for run in runs:
+        assert run.kind == "retrieval" and run.format == "bench"
+        assert run.bench == json.loads((out / run.label / "summary.json").read_text())
+    [single] = load_results(out / "grep" / "summary.json")
+    assert single.label == "grep"
+
+
+# -- folders of folders ------------------------------------------------------------------------
+def test_a_folder_of_runs_yields_each_in_path_order(tmp_path):
+    tasks = shipped(5)
+    write_v03(tmp_path / "outputs" / "evals" / "memory-arena--m" / "b", tasks, replies(tasks), model="m")
+    write_v03(tmp_path / "outputs" / "evals" / "memory-arena--m" / "a", tasks, replies(tasks), model="m")
+    write_v04(tmp_path / "outputs" / "zz", tasks, replies(tasks), model="m")
+    runs = load_results(tmp_path / "outputs")
+    assert [Path(r.source).name for r in runs] == ["a", "b", "zz"]
+    assert unique_labels(runs) == ["m, No Memory Tool [a]", "m, No Memory Tool [b]", "m, No Memory Tool [zz]"]
+
+
+def test_final_reply_is_the_answer_to_the_question():
+    q = "Question: where?"
+    assert final_reply([("user", "hi"), ("assistant", "OK")], q) == ""
+    assert final_reply([("user", q), ("assistant", "thinking"), ("tool", "x"), ("assistant", "Pune")], q) == "Pune"
+    assert final_reply([("user", q), ("assistant", [{"type": "text", "text": "Pu"}, {"type": "text", "text": "ne"}])],
+                       q) == "Pune"
+    assert final_reply([("user", q)], q) == ""
+
+
+# -- the command -----------------------------------------------------------------------------
+def _one_line_error(capsys, argv: list[str], needle: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err, err
+
+
+def test_score_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    _one_line_error(capsys, ["score", str(tmp_path / "missing")], "no such file or folder")
+    (tmp_path / "empty").mkdir()
+    _one_line_error(capsys, ["score", str(tmp_path / "empty")], "no MemoryArena results found")
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    _one_line_error(capsys, ["score", str(tmp_path / "other.json")], "unknown format")
+    (tmp_path / "text.json").write_text("hello")
+    _one_line_error(capsys, ["score", str(tmp_path / "text.json")], "not readable JSON")
+
+
+def test_score_prints_the_report_and_round_trips_through_json(tmp_path, capsys):
+    tasks = shipped(10)
+    folder = write_v04(tmp_path / "run", tasks, replies(tasks), errored=[0], model="m")
+    assert main(["score", str(folder), "--json", str(tmp_path / "scored.json")]) == 0
+    out = capsys.readouterr().out
+    assert "== m, No Memory Tool (vf-eval 0.4) ==" in out
+    assert "Memory Score" in out and "note: 1 of 10 rollouts errored" in out
+    [again] = load_results(tmp_path / "scored.json")
+    [original] = load_results(folder)
+    assert again.label == original.label
+    assert {k: v for k, v in again.report.items() if k != "notes"} == original.report
+    assert again.caveats() == original.caveats()
