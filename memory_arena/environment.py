@@ -1,0 +1,55 @@
+"""`load_environment` (SPEC §9): validate the arguments once, then hand them to the adapter
+for the installed verifiers: the v1 Taskset API from 0.4 on, the classic API before.
+
+The module imports nothing from verifiers at import time, so `import memory_arena` stays
+cheap and works on a bare Python without verifiers (the offline, standard-library path).
+"""
+
+from __future__ import annotations
+
+import inspect
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from memory_arena.envs import core
+
+
+def verifiers_api() -> str:
+    """`"v1"` for verifiers >= 0.4, `"classic"` for older releases. Raises ImportError with
+    an install hint when verifiers is missing."""
+    try:
+        installed = version("verifiers")
+    except PackageNotFoundError:
+        raise ImportError("load_environment needs verifiers: pip install 'verifiers>=0.3.1,<0.5'") from None
+    parts = []
+    for piece in installed.split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return "v1" if tuple(parts) >= (0, 4) else "classic"
+
+
+def load_environment(**kwargs: Any):
+    """Build the MemoryArena environment for the installed verifiers.
+
+    Arguments (all optional; the defaults are `core.make_settings`'s):
+        memory_tool: give the agent store_memory / retrieve_memory / list_memories.
+        delivery: "full" (the whole conversation, then the question) or "stream"
+            (parts of `chunk_turns` turns, only the last `window` parts kept in view).
+        categories: subset of recall, update, contradiction, temporal, relational
+            (a list or a comma-separated string); default all five.
+        num_examples: first k tasks (categories interleaved); -1 for all.
+        seed, n: regenerate n tasks per category with this seed instead of the shipped files.
+        system_prompt: replaces the built-in instructions.
+        chunk_turns, window: stream delivery shape (defaults in `memory_arena.envs.core`).
+        anything else: passed to the classic environment constructor (0.3.x) or merged into the
+            v1 env config (0.4.x).
+    """
+    names = inspect.signature(core.make_settings).parameters
+    settings = core.make_settings(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
+    if verifiers_api() == "v1":
+        from memory_arena.envs import v1
+
+        return v1.load_environment(settings, **kwargs)
+    from memory_arena.envs import classic
+
+    return classic.load_environment(settings, **kwargs)

@@ -1,0 +1,158 @@
+"""Adapter for the classic verifiers API (0.3.x: `vf.MultiTurnEnv`, `vf.Rubric`).
+
+One `MultiTurnEnv` subclass serves both deliveries, with or without memory tools. The
+rollout keeps its own transcript in `state`; `get_prompt_messages` appends the model's last
+reply, runs its tool calls against the rollout's `MemoryStore`, delivers the next streamed
+part (or the question) once the model has answered without tool calls, and sends the
+transcript through `core.evict`. Everything mutable lives in `state`, never on `self`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+
+from memory_arena.envs import core
+from memory_arena.memory_tools import MemoryStore, tool_schemas
+from memory_arena.tasks.schema import Task
+
+MAX_TURNS = 1_000
+"""Guard against a model that never stops calling tools; far above any real rollout."""
+
+
+def _dataset(tasks: list[Task], settings: core.Settings) -> Dataset:
+    system = {"role": "system", "content": core.system_prompt(settings)}
+    rows = []
+    for task in tasks:
+        if settings.delivery == "full":
+            prompt = [system, *core.full_messages(task)]
+        else:
+            prompt = [system, {"role": "user", "content": core.chunk_texts(task, settings.chunk_turns)[0]}]
+        rows.append({
+            "prompt": prompt,
+            "answer": task.answer,
+            "info": {"task_id": task.id, "category": task.category},
+            "task": "memory-arena",
+        })
+    return Dataset.from_list(rows)
+
+
+def _last_reply(state: vf.State) -> str:
+    """The text of the model's final assistant message."""
+    trajectory = state.get("trajectory") or []
+    if not trajectory:
+        return ""
+    for message in reversed(trajectory[-1]["completion"]):
+        if message.get("role") == "assistant":
+            content = message.get("content")
+            return content if isinstance(content, str) else ""
+    return ""
+
+
+class MemoryArenaEnv(vf.MultiTurnEnv):
+    """MemoryArena on the classic API; see the module docstring."""
+
+    def __init__(self, settings: core.Settings, tasks: list[Task], **kwargs: Any) -> None:
+        self.settings = settings
+        self.tasks = {task.id: task for task in tasks}  # read-only after construction
+        rubric = vf.Rubric(funcs=[self.correct], weights=[1.0])
+        for name in core.label_metric_names():
+            rubric.add_metric(self._label_metric(name))
+        for metric in (self.turns_delivered, self.evidence_evicted, self.memory_tool_calls, self.memory_keys_stored):
+            rubric.add_metric(metric)
+        dataset = _dataset(tasks, settings)
+        tools = [vf.Tool(**schema) for schema in tool_schemas()] if settings.memory_tool else None
+        super().__init__(eval_dataset=dataset, rubric=rubric, tool_defs=tools, max_turns=MAX_TURNS, **kwargs)
+
+    # --- rollout ------------------------------------------------------------------------
+
+    async def setup_state(self, state: vf.State) -> vf.State:
+        task = self.tasks[state["info"]["task_id"]]
+        state["memory"] = {}
+        state["transcript"] = list(state["prompt"])
+        state["parts"] = core.chunk_texts(task, self.settings.chunk_turns) if self.settings.delivery == "stream" else []
+        state["parts_sent"] = 1 if state["parts"] else 0
+        state["question_sent"] = self.settings.delivery == "full"
+        state["answered"] = False
+        return state
+
+    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
+        """Tool results for the last reply's calls, else the next part or the question."""
+        last = messages[-1]
+        calls = last.get("tool_calls") or []
+        if calls:
+            store = MemoryStore(state["memory"])
+            return [{"role": "tool", "tool_call_id": c.id, "content": store.call(c.name, c.arguments)} for c in calls]
+        if state["parts_sent"] < len(state["parts"]):
+            state["parts_sent"] += 1
+            return [{"role": "user", "content": state["parts"][state["parts_sent"] - 1]}]
+        task = self.tasks[state["info"]["task_id"]]
+        state["question_sent"] = True
+        return [{"role": "user", "content": core.question_text(task)}]
+
+    async def get_prompt_messages(self, state: vf.State) -> vf.Messages:
+        if not state["trajectory"]:
+            return state["prompt"]
+        transcript = state["transcript"]
+        transcript.extend(state["trajectory"][-1]["completion"])
+        transcript.extend(await self.env_response(transcript, state))
+        return self._normalize(core.evict(transcript, self.settings.window))
+
+    @staticmethod
+    def _normalize(messages: list[Any]) -> vf.Messages:
+        from verifiers.utils.message_utils import normalize_messages
+
+        return normalize_messages(messages, field_name="prompt_messages")
+
+    @vf.stop
+    async def question_answered(self, state: vf.State) -> bool:
+        """The rollout ends at the first reply without tool calls after the question."""
+        trajectory = state["trajectory"]
+        if not trajectory or not state.get("question_sent"):
+            return False
+        last = trajectory[-1]["completion"][-1]
+        return last.get("role") == "assistant" and not last.get("tool_calls")
+
+    # --- scoring ------------------------------------------------------------------------
+
+    def _outcome(self, state: vf.State) -> tuple[Task, float, str]:
+        task = self.tasks[state["info"]["task_id"]]
+        if "score" not in state:
+            state["score"] = core.score_reply(task, _last_reply(state) if state.get("question_sent") else "")
+        value, reason = state["score"]
+        return task, value, reason
+
+    async def correct(self, state: vf.State, **kwargs: Any) -> float:
+        """The verifier's score (SPEC §6) of the final reply."""
+        return self._outcome(state)[1]
+
+    def _label_metric(self, name: str):
+        async def metric(state: vf.State, **kwargs: Any) -> float:
+            task, _, reason = self._outcome(state)
+            return core.label_metrics(task, reason)[name]
+
+        metric.__name__ = name
+        return metric
+
+    async def turns_delivered(self, state: vf.State, **kwargs: Any) -> float:
+        task = self.tasks[state["info"]["task_id"]]
+        return float(core.turns_delivered(task, self.settings.delivery, self.settings.chunk_turns,
+                                          state.get("parts_sent", 0)))
+
+    async def evidence_evicted(self, state: vf.State, **kwargs: Any) -> float:
+        task = self.tasks[state["info"]["task_id"]]
+        if self.settings.delivery == "full":
+            return 0.0
+        return float(core.evidence_evicted(task, self.settings.chunk_turns, self.settings.window))
+
+    async def memory_tool_calls(self, state: vf.State, **kwargs: Any) -> float:
+        return float(state.get("memory", {}).get("calls", 0))
+
+    async def memory_keys_stored(self, state: vf.State, **kwargs: Any) -> float:
+        return float(len(state.get("memory", {}).get("entries", {})))
+
+
+def load_environment(settings: core.Settings, **kwargs: Any) -> MemoryArenaEnv:
+    return MemoryArenaEnv(settings, core.select_tasks(settings), **kwargs)

@@ -1,0 +1,300 @@
+"""The environment's shared core (SPEC §9): settings, task selection, prompts, chunking,
+eviction and scoring glue. Standard library only; no verifiers import.
+
+Both adapters (`classic` for verifiers 0.3.x, `v1` for 0.4.x) build everything the model sees
+from here, so the two versions send the same messages and score the same way.
+
+Delivery modes:
+- `full`: the conversation's turns become chat messages (user and assistant roles kept),
+  then the question as the last user message.
+- `stream`: the turns are grouped into chunks of `chunk_turns` turns; each chunk arrives as
+  one user message headed `[Conversation part i of N]`; the agent replies to each (a short
+  acknowledgement, or tool calls first). Only the last `window` parts stay in what the model
+  is sent: every older part, together with the agent's replies and tool calls made while it
+  was shown, is replaced by one short placeholder. The question comes last.
+Eviction is a pure function of the message list (`evict`), so it is idempotent and the
+adapters can apply it to whatever transcript their framework keeps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable, Sequence
+
+from memory_arena.tasks.schema import CATEGORIES, Task, load_tasks
+from memory_arena.verifier.scoring import REASONS, score
+
+DELIVERIES = ("full", "stream")
+DEFAULT_CHUNK_TURNS = 8
+"""Turns per streamed part (the shipped tasks average about 8 parts)."""
+DEFAULT_WINDOW = 1
+"""Streamed parts kept in view: with the defaults only the last 8 turns or fewer are visible
+at the question, and the evidence of 435 of the 500 shipped tasks (87%) is out of view."""
+DEFAULT_SEED = 42
+"""The generator's default seed, used when only `n` is given."""
+DEFAULT_N = 100
+"""Tasks per category when only `seed` is given."""
+
+PART_HEADER = "[Conversation part {index} of {total}]"
+PLACEHOLDER = "[Conversation part {index} of {total}: removed from view]"
+_PART_RE = re.compile(r"^\[Conversation part (\d+) of (\d+)(\]|: removed from view\])")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The `load_environment` arguments that shape tasks and prompts, validated once."""
+
+    memory_tool: bool = False
+    delivery: str = "full"
+    categories: tuple[str, ...] | None = None
+    num_examples: int = -1
+    seed: int | None = None
+    n: int | None = None
+    system_prompt: str | None = None
+    chunk_turns: int = DEFAULT_CHUNK_TURNS
+    window: int = DEFAULT_WINDOW
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.memory_tool, bool):
+            raise ValueError(f"memory_tool must be true or false, got {self.memory_tool!r}")
+        if self.delivery not in DELIVERIES:
+            raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}, got {self.delivery!r}")
+        if self.categories is not None:
+            unknown = [c for c in self.categories if c not in CATEGORIES]
+            if unknown or not self.categories:
+                raise ValueError(f"categories must be a non-empty subset of {', '.join(CATEGORIES)}, "
+                                 f"got {', '.join(self.categories) or 'nothing'}")
+        for name, low in (("num_examples", -1), ("chunk_turns", 1), ("window", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < low or value == 0:
+                raise ValueError(f"{name} must be an integer >= {max(low, 1)}"
+                                 f"{' (or -1 for all)' if low == -1 else ''}, got {value!r}")
+        for name in ("seed", "n"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "n" else 0)):
+                raise ValueError(f"{name} must be a {'positive' if name == 'n' else 'non-negative'} integer, got {value!r}")
+        if self.system_prompt is not None and not isinstance(self.system_prompt, str):
+            raise ValueError("system_prompt must be a string")
+
+
+def make_settings(
+    memory_tool: bool = False,
+    delivery: str = "full",
+    categories: str | Iterable[str] | None = None,
+    num_examples: int = -1,
+    seed: int | None = None,
+    n: int | None = None,
+    system_prompt: str | None = None,
+    chunk_turns: int | None = None,
+    window: int | None = None,
+) -> Settings:
+    """Settings from loosely typed arguments (a comma-separated string for categories;
+    None for chunk_turns / window means the default)."""
+    if isinstance(categories, str):
+        categories = [c.strip() for c in categories.split(",") if c.strip()]
+    return Settings(
+        memory_tool=memory_tool,
+        delivery=delivery,
+        categories=tuple(categories) if categories is not None else None,
+        num_examples=num_examples,
+        seed=seed,
+        n=n,
+        system_prompt=system_prompt,
+        chunk_turns=DEFAULT_CHUNK_TURNS if chunk_turns is None else chunk_turns,
+        window=DEFAULT_WINDOW if window is None else window,
+    )
+
+
+def interleave(tasks: Sequence[Task]) -> list[Task]:
+    """Round-robin over categories (in CATEGORIES order, each keeping its own order), so
+    that the first k tasks, what `vf-eval -n k` runs, cover every category."""
+    by_category: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_category.setdefault(task.category, []).append(task)
+    queues = [by_category[c] for c in CATEGORIES if c in by_category]
+    out: list[Task] = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        out.extend(q[i] for q in queues if i < len(q))
+    return out
+
+
+def select_tasks(settings: Settings) -> list[Task]:
+    """The tasks of one environment: the shipped dataset, or a regenerated one when `seed`
+    or `n` is given; filtered by category, interleaved, cut to `num_examples`."""
+    if settings.seed is not None or settings.n is not None:
+        from memory_arena.tasks import generate  # the generator is only imported when asked for
+
+        tasks = generate(
+            seed=DEFAULT_SEED if settings.seed is None else settings.seed,
+            n=DEFAULT_N if settings.n is None else settings.n,
+            categories=list(settings.categories) if settings.categories else None,
+        )
+    else:
+        tasks = load_tasks(categories=settings.categories)
+    tasks = interleave(tasks)
+    return tasks if settings.num_examples < 0 else tasks[: settings.num_examples]
+
+
+# --- prompts ----------------------------------------------------------------------------
+
+_FULL_INSTRUCTIONS = (
+    "You will see a conversation between a user and an assistant, then a question about it. "
+    "Facts in the conversation may change or be corrected later on; only the newest truth "
+    "counts. Answer the question with the value only, in as few words as possible."
+)
+_STREAM_INSTRUCTIONS = (
+    "A conversation between a user and an assistant will be delivered to you in parts, one "
+    "message per part, each headed '[Conversation part i of N]'. Reply to each part with a "
+    "short acknowledgement such as 'OK'. Only the {window} most recent part(s) stay visible: "
+    "older parts are replaced by a placeholder and their text is gone for good. After the last "
+    "part you will get a question about the conversation. Facts may change or be corrected "
+    "along the way; only the newest truth counts. Answer the question with the value only, in "
+    "as few words as possible."
+)
+_FULL_TOOLS = (
+    " You also have a memory: store_memory, retrieve_memory and list_memories. You may use it, "
+    "but the whole conversation is in front of you."
+)
+_STREAM_TOOLS = (
+    " You have a persistent memory that survives when messages disappear: store_memory(key, "
+    "value), retrieve_memory(key) and list_memories(). Before acknowledging a part, store the "
+    "facts you may need later (overwrite a key when a fact changes or is corrected). When the "
+    "question comes, read your memory before answering."
+)
+
+
+def system_prompt(settings: Settings) -> str:
+    """The instructions: the caller's `system_prompt` if given, else the built-in text for
+    the delivery mode and tool setting."""
+    if settings.system_prompt is not None:
+        return settings.system_prompt
+    if settings.delivery == "stream":
+        text = _STREAM_INSTRUCTIONS.format(window=settings.window)
+        return text + (_STREAM_TOOLS if settings.memory_tool else "")
+    return _FULL_INSTRUCTIONS + (_FULL_TOOLS if settings.memory_tool else "")
+
+
+def question_text(task: Task) -> str:
+    return f"Question: {task.question}"
+
+
+def turn_texts(task: Task) -> list[str]:
+    """Each turn's text as the model sees it. The first turn of every session is headed
+    `[Session k, <weekday>]` (the weekday of its timestamp, UTC), because the conversation
+    itself only says "today": temporal questions ask about named days."""
+    texts, previous = [], None
+    for turn in task.turns:
+        text = turn.content
+        if turn.session != previous:
+            day = datetime.fromtimestamp(turn.timestamp / 1000, tz=timezone.utc).strftime("%A")
+            text = f"[Session {turn.session + 1}, {day}]\n{text}"
+            previous = turn.session
+        texts.append(text)
+    return texts
+
+
+def full_messages(task: Task) -> list[dict[str, str]]:
+    """Full delivery: each turn as a chat message with its own role, then the question."""
+    return [{"role": t.role, "content": text} for t, text in zip(task.turns, turn_texts(task))] + [
+        {"role": "user", "content": question_text(task)}
+    ]
+
+
+def chunk_bounds(num_turns: int, chunk_turns: int) -> list[tuple[int, int]]:
+    """(start, end) turn ranges of the streamed parts."""
+    return [(i, min(i + chunk_turns, num_turns)) for i in range(0, num_turns, chunk_turns)]
+
+
+def chunk_texts(task: Task, chunk_turns: int) -> list[str]:
+    """Stream delivery: one user message per part, turns labelled by speaker."""
+    bounds = chunk_bounds(len(task.turns), chunk_turns)
+    texts = turn_texts(task)
+    parts = []
+    for index, (start, end) in enumerate(bounds, 1):
+        lines = [PART_HEADER.format(index=index, total=len(bounds))]
+        lines += [f"{t.role.capitalize()}: {text}" for t, text in zip(task.turns[start:end], texts[start:end])]
+        parts.append("\n".join(lines))
+    return parts
+
+
+def evidence_evicted(task: Task, chunk_turns: int, window: int) -> bool:
+    """Whether any evidence turn sits in a part that is out of view when the question comes."""
+    total = len(chunk_bounds(len(task.turns), chunk_turns))
+    first_visible = max(0, total - window)
+    return any(i // chunk_turns < first_visible for i in task.evidence)
+
+
+def part_number(role: str, content: Any) -> tuple[int, int] | None:
+    """(index, total) of a streamed part or its placeholder; None for any other message."""
+    if role != "user" or not isinstance(content, str):
+        return None
+    match = _PART_RE.match(content)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def eviction_plan(messages: Sequence[tuple[str, Any]], window: int) -> list[int | str]:
+    """The message list as the model should see it, given (role, content) pairs: each entry
+    is the index of a message to keep, or the text of a placeholder user message.
+
+    The last `window` parts are kept. Each older part, and everything after it up to the
+    next user message (the agent's acknowledgement, its tool calls and their results), is
+    replaced by one placeholder. Messages before the first part (system) are kept. Applying
+    the plan to its own output changes nothing (placeholders count as parts)."""
+    parts = {i: p for i, (role, content) in enumerate(messages) if (p := part_number(role, content))}
+    starts = sorted(parts)
+    evicted = set(starts[: max(0, len(starts) - window)])
+    plan: list[int | str] = []
+    i = 0
+    while i < len(messages):
+        if i not in evicted:
+            plan.append(i)
+            i += 1
+            continue
+        index, total = parts[i]
+        plan.append(PLACEHOLDER.format(index=index, total=total))
+        i += 1
+        while i < len(messages) and messages[i][0] != "user":
+            i += 1
+    return plan
+
+
+def evict(messages: Sequence[Any], window: int) -> list[Any]:
+    """`eviction_plan` applied to messages that answer `.get("role")` / `.get("content")`
+    (plain dicts, classic verifiers messages); placeholders come back as plain dicts."""
+    plan = eviction_plan([(m.get("role"), m.get("content")) for m in messages], window)
+    return [messages[p] if isinstance(p, int) else {"role": "user", "content": p} for p in plan]
+
+
+def parts_delivered(messages: Sequence[tuple[str, Any]]) -> int:
+    """The highest part index among (role, content) pairs: how many parts were sent."""
+    return max((p[0] for role, content in messages if (p := part_number(role, content))), default=0)
+
+
+def turns_delivered(task: Task, delivery: str, chunk_turns: int, parts_sent: int) -> int:
+    """How many conversation turns reached the model."""
+    if delivery == "full":
+        return len(task.turns)
+    bounds = chunk_bounds(len(task.turns), chunk_turns)
+    return bounds[parts_sent - 1][1] if parts_sent else 0
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+def score_reply(task: Task, reply: str | None) -> tuple[float, str]:
+    """The verifier's (value, reason) for a reply; None counts as an empty reply."""
+    result = score(task, reply or "")
+    return float(result.value), str(result.reason)
+
+
+def label_metrics(task: Task, reason: str) -> dict[str, float]:
+    """Zero-weight indicator metrics: one per category and one per scorer reason, so that
+    per-category accuracy and the reason mix can be read from any eval output."""
+    out = {f"category_{c}": float(task.category == c) for c in CATEGORIES}
+    out.update({f"reason_{r}": float(reason == r) for r in REASONS})
+    return out
+
+
+def label_metric_names() -> list[str]:
+    return [f"category_{c}" for c in CATEGORIES] + [f"reason_{r}" for r in REASONS]

@@ -1,0 +1,196 @@
+"""Adapter for the verifiers v1 Taskset API (0.4.x).
+
+- `MemoryArenaTaskset` (config fields = `load_environment` arguments, as
+  `--env.taskset.<field>` flags) yields one `MemoryArenaTask` per MemoryArena task. The task's
+  data carries the task record, so scoring needs nothing else; `validate` is the gold check
+  `vf-validate` runs (the canonical answer scores 1.0 and every superseded value 0.0).
+- `MemoryArenaEnv` plays full delivery as one run and stream delivery as an exchange: each
+  part is one user turn (tool calls made while it is shown run before the next part), then
+  the question. Its config pins the agent to a local subprocess runtime and the tool-less
+  chat harness `MemoryArenaHarness`, so `vf-eval memory-arena -m MODEL` needs no other flags.
+- The memory tools are `MemoryToolset` (module `v1_tools`), started per rollout when
+  `memory_tool` is on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import verifiers.v1 as vf
+from pydantic import model_validator
+
+from memory_arena.envs import core
+from memory_arena.envs.v1_tools import MemoryState, MemoryToolset
+from memory_arena.tasks.schema import Task
+
+MAX_TURNS = 1_000
+"""Guard against a model that never stops calling tools; far above any real rollout."""
+
+
+class MemoryArenaData(vf.TaskData):
+    """One MemoryArena task as v1 wire data."""
+
+    record: dict[str, Any]
+    """The task record (SPEC §3), as in the dataset files."""
+    category: str
+    delivery: str = "full"
+    parts: list[str] = []
+    """Stream delivery: the user messages, one per part."""
+    question: str = ""
+    """The question message, sent last."""
+    window: int = 0
+    """Parts kept in view (0: no eviction)."""
+    chunk_turns: int = 0
+    evidence_evicted: bool = False
+    """Stream delivery: whether an evidence turn is out of view when the question comes."""
+
+
+class MemoryArenaTaskConfig(vf.TaskConfig):
+    memory_tool: bool = False
+    """Start the memory tool server for each rollout."""
+
+
+def _record(data: MemoryArenaData) -> Task:
+    return Task.from_dict(data.record)
+
+
+def _question_sent(data: MemoryArenaData, trace: vf.Trace) -> bool:
+    return any(isinstance(n.message, vf.UserMessage) and n.message.content == data.question for n in trace.nodes)
+
+
+class MemoryArenaTask(vf.Task[MemoryArenaData, MemoryState, MemoryArenaTaskConfig]):
+    """Scoring and tools of one task."""
+
+    @property
+    def key(self) -> str:
+        return str(self.data.id)
+
+    @classmethod
+    def toolsets(cls, config: MemoryArenaTaskConfig) -> list[vf.Toolset]:
+        return [MemoryToolset(vf.ToolsetConfig())] if config.memory_tool else []
+
+    async def validate(self, runtime: Any = None) -> bool:
+        """Gold check: the canonical answer and each alias score 1.0, each stale value 0.0."""
+        task = _record(self.data)
+        gold = all(core.score_reply(task, reply)[0] == 1.0 for reply in (task.answer, *task.aliases))
+        return gold and all(core.score_reply(task, stale)[0] == 0.0 for stale in task.stale)
+
+    def _outcome(self, trace: vf.Trace) -> tuple[float, str]:
+        reply = trace.last_reply if _question_sent(self.data, trace) else ""
+        return core.score_reply(_record(self.data), reply)
+
+    @vf.reward(weight=1.0)
+    async def correct(self, trace: vf.Trace) -> float:
+        """The verifier's score (SPEC §6) of the reply to the question."""
+        value, reason = self._outcome(trace)
+        trace.info.update({"task_id": self.data.id, "category": self.data.category, "reason": reason})
+        return value
+
+    @vf.metric
+    async def labels(self, trace: vf.Trace) -> dict[str, float]:
+        return core.label_metrics(_record(self.data), self._outcome(trace)[1])
+
+    @vf.metric
+    async def turns_delivered(self, trace: vf.Trace) -> float:
+        sent = core.parts_delivered([(n.message.role, n.message.content) for n in trace.nodes])
+        return float(core.turns_delivered(_record(self.data), self.data.delivery, self.data.chunk_turns, sent))
+
+    @vf.metric
+    async def evidence_evicted(self, trace: vf.Trace) -> float:
+        return float(self.data.evidence_evicted)
+
+    @vf.metric
+    async def memory_tool_calls(self, trace: vf.Trace) -> float:
+        return float(trace.state.memory.get("calls", 0))
+
+    @vf.metric
+    async def memory_keys_stored(self, trace: vf.Trace) -> float:
+        return float(len(trace.state.memory.get("entries", {})))
+
+
+class MemoryArenaTasksetConfig(vf.TasksetConfig):
+    """`load_environment` arguments as taskset config (`--env.taskset.<field>`)."""
+
+    task: MemoryArenaTaskConfig = MemoryArenaTaskConfig()
+    memory_tool: bool = False
+    delivery: str = "full"
+    categories: list[str] | None = None
+    num_examples: int = -1
+    seed: int | None = None
+    n: int | None = None
+    instructions: str | None = None
+    """Replaces the built-in instructions (`load_environment(system_prompt=...)`; the
+    inherited `system_prompt` field names a file instead)."""
+    chunk_turns: int = core.DEFAULT_CHUNK_TURNS
+    window: int = core.DEFAULT_WINDOW
+
+    def settings(self) -> core.Settings:
+        return core.make_settings(
+            memory_tool=self.memory_tool or self.task.memory_tool, delivery=self.delivery,
+            categories=self.categories, num_examples=self.num_examples, seed=self.seed, n=self.n,
+            system_prompt=self.instructions, chunk_turns=self.chunk_turns, window=self.window,
+        )
+
+    @model_validator(mode="after")
+    def _check(self) -> "MemoryArenaTasksetConfig":
+        self.settings()  # a bad value fails at config time with the field named
+        return self
+
+
+def task_data(task: Task, settings: core.Settings) -> MemoryArenaData:
+    common = dict(id=task.id, name=task.id, record=task.to_dict(), category=task.category,
+                  system_prompt=core.system_prompt(settings), question=core.question_text(task),
+                  delivery=settings.delivery)
+    if settings.delivery == "full":
+        return MemoryArenaData(prompt=core.full_messages(task), **common)
+    return MemoryArenaData(
+        prompt=None, parts=core.chunk_texts(task, settings.chunk_turns), window=settings.window,
+        chunk_turns=settings.chunk_turns,
+        evidence_evicted=core.evidence_evicted(task, settings.chunk_turns, settings.window), **common,
+    )
+
+
+class MemoryArenaTaskset(vf.Taskset[MemoryArenaTask, MemoryArenaTasksetConfig]):
+    """The MemoryArena tasks (shipped dataset, or regenerated with `seed` / `n`)."""
+
+    def load(self) -> Iterable[MemoryArenaTask]:
+        settings = self.config.settings()
+        task_config = self.config.task.model_copy(update={"memory_tool": settings.memory_tool})
+        for task in core.select_tasks(settings):
+            yield MemoryArenaTask(task_data(task, settings), task_config)
+
+
+class MemoryArenaEnvConfig(vf.EnvConfig):
+    agent: vf.AgentConfig = vf.AgentConfig(
+        runtime={"type": "subprocess"}, harness={"id": "memory-arena"}, max_turns=MAX_TURNS,
+    )
+    """The one seat: the model under evaluation on the local chat harness."""
+
+
+class MemoryArenaEnv(vf.Env[MemoryArenaEnvConfig]):
+    """Full delivery: one run on the whole prompt. Stream delivery: parts, then the question."""
+
+    async def run(self, task: MemoryArenaTask, agents: vf.Agents) -> None:
+        if task.data.delivery == "full":
+            await agents.agent.run(task)
+            return
+        async with agents.agent.interaction(task) as chat:
+            for part in task.data.parts:
+                if (await chat.turn(part)).terminated:
+                    return
+            await chat.turn(task.data.question)
+
+
+def taskset_fields(settings: core.Settings) -> dict[str, Any]:
+    return {
+        "memory_tool": settings.memory_tool, "delivery": settings.delivery,
+        "categories": list(settings.categories) if settings.categories else None,
+        "num_examples": settings.num_examples, "seed": settings.seed, "n": settings.n,
+        "instructions": settings.system_prompt, "chunk_turns": settings.chunk_turns, "window": settings.window,
+    }
+
+
+def load_environment(settings: core.Settings, **kwargs: Any) -> MemoryArenaEnv:
+    """The v1 Env for these settings; `kwargs` merge into the env config (e.g. `agent=`)."""
+    config = vf.resolve_env_config({"taskset": {"id": "memory-arena", **taskset_fields(settings)}, **kwargs})
+    return vf.load_environment(config)

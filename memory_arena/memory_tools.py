@@ -1,0 +1,193 @@
+"""The agent's memory tools (SPEC §9.3): store, retrieve and list notes, per rollout.
+
+Pure standard library. A `MemoryStore` wraps a plain dict that the caller owns (the classic
+environment keeps it in the rollout `state`, the v1 toolset in its per-rollout `State`), so
+the same logic serves both verifiers versions and nothing is ever shared between rollouts.
+
+Every answer is a string for the model. Bad input (a size limit, a missing key, arguments
+that are not an object) is answered with an `error: ...` message, never an exception: a
+tool must not end a rollout. Models sometimes double-encode their arguments (a JSON string
+holding the JSON object); `parse_arguments` and `MemoryStore.call` tolerate that.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+MAX_KEY_CHARS = 200
+"""Longest accepted key."""
+MAX_VALUE_CHARS = 4_000
+"""Longest accepted value (a few paragraphs)."""
+MAX_ENTRIES = 200
+"""Most keys one rollout may hold; overwriting an existing key is always allowed."""
+MAX_LIST_CHARS = 20_000
+"""`list_memories` output budget; beyond it the listing is cut with a note."""
+CLOSEST_KEYS = 3
+"""How many similar keys a not-found answer suggests."""
+
+TOOL_NAMES = ("store_memory", "retrieve_memory", "list_memories")
+
+# The tool descriptions are the model's only documentation of its memory, so they say what
+# persists, what the limits are and what comes back. Both adapters read them from here.
+TOOL_DOCS: dict[str, str] = {
+    "store_memory": (
+        "Save a note in your persistent memory under a key, overwriting any note already "
+        "stored under that key. Notes persist for the rest of this conversation, even after "
+        f"earlier messages are removed from view. Keys are at most {MAX_KEY_CHARS} characters, "
+        f"values at most {MAX_VALUE_CHARS}, and you can hold at most {MAX_ENTRIES} keys. "
+        "Returns a confirmation or an error message."
+    ),
+    "retrieve_memory": (
+        "Read the note stored under a key (exact key, case-sensitive). If there is no such "
+        "key, the answer says so and lists the closest existing keys."
+    ),
+    "list_memories": (
+        "List every note in your memory as `key: value` lines, oldest key first, or say "
+        "that the memory is empty."
+    ),
+}
+ARG_DOCS: dict[str, dict[str, str]] = {
+    "store_memory": {
+        "key": "Short name for the note, e.g. 'user_city'.",
+        "value": "The text to remember, e.g. 'The user lives in Chennai (moved from Pune).'",
+    },
+    "retrieve_memory": {"key": "The key the note was stored under."},
+    "list_memories": {},
+}
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """The three tools as JSON-schema function definitions (name, description, parameters)."""
+    return [
+        {
+            "name": name,
+            "description": TOOL_DOCS[name],
+            "parameters": {
+                "type": "object",
+                "properties": {arg: {"type": "string", "description": doc} for arg, doc in ARG_DOCS[name].items()},
+                "required": list(ARG_DOCS[name]),
+                "additionalProperties": False,
+            },
+        }
+        for name in TOOL_NAMES
+    ]
+
+
+def parse_arguments(raw: Any) -> dict[str, Any] | str:
+    """Tool-call arguments as a dict, or an error message. Accepts a dict, a JSON object
+    string, or a JSON string that itself holds a JSON object (double encoding)."""
+    value = raw
+    for _ in range(3):  # dict <- '{...}' <- '"{...}"': at most two decodes are ever needed
+        if isinstance(value, dict):
+            return value
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return {}
+        if not isinstance(value, str):
+            break
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            return f"error: tool arguments are not valid JSON ({exc.msg}); send a JSON object"
+    return f"error: tool arguments must be a JSON object, got {type(value).__name__}"
+
+
+def _text(value: Any) -> str | None:
+    """A scalar argument as text (a model may send a number for a value); None otherwise."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+class MemoryStore:
+    """Store / retrieve / list over a caller-owned dict: `{"entries": {key: value},
+    "calls": int, "errors": int}`. Insertion order of `entries` is the listing order."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        data.setdefault("entries", {})
+        data.setdefault("calls", 0)
+        data.setdefault("errors", 0)
+
+    @property
+    def entries(self) -> dict[str, str]:
+        return self.data["entries"]
+
+    def _error(self, message: str) -> str:
+        self.data["errors"] += 1
+        return f"error: {message}"
+
+    def store(self, key: Any, value: Any) -> str:
+        key, value = _text(key), _text(value)
+        if key is None or not key.strip():
+            return self._error("'key' must be a non-empty string")
+        if value is None:
+            return self._error("'value' must be a string")
+        key = key.strip()
+        if len(key) > MAX_KEY_CHARS:
+            return self._error(f"key is {len(key)} characters; the limit is {MAX_KEY_CHARS}")
+        if len(value) > MAX_VALUE_CHARS:
+            return self._error(f"value is {len(value)} characters; the limit is {MAX_VALUE_CHARS}")
+        if key not in self.entries and len(self.entries) >= MAX_ENTRIES:
+            return self._error(f"memory is full ({MAX_ENTRIES} keys); overwrite an existing key instead")
+        verb = "updated" if key in self.entries else "stored"
+        self.entries[key] = value
+        return f"{verb} '{key}'"
+
+    def retrieve(self, key: Any) -> str:
+        key = _text(key)
+        if key is None or not key.strip():
+            return self._error("'key' must be a non-empty string")
+        key = key.strip()
+        if key in self.entries:
+            return self.entries[key]
+        if not self.entries:
+            return self._error(f"no memory under '{key}'; the memory is empty")
+        close = difflib.get_close_matches(key, list(self.entries), n=CLOSEST_KEYS, cutoff=0.0)
+        return self._error(f"no memory under '{key}'; closest keys: {', '.join(close)}")
+
+    def list(self) -> str:
+        if not self.entries:
+            return "the memory is empty"
+        lines, used = [], 0
+        for key, value in self.entries.items():
+            line = f"{key}: {value}"
+            if used + len(line) > MAX_LIST_CHARS:
+                lines.append(f"... ({len(self.entries) - len(lines)} more keys; retrieve them by key)")
+                break
+            lines.append(line)
+            used += len(line) + 1
+        return "\n".join(lines)
+
+    def call(self, name: str, raw_arguments: Any) -> str:
+        """Run one tool call by name with raw (possibly double-encoded) arguments."""
+        self.data["calls"] += 1
+        args = parse_arguments(raw_arguments)
+        if isinstance(args, str):
+            self.data["errors"] += 1
+            return args
+        unknown = sorted(set(args) - set(ARG_DOCS.get(name, {})))
+        if name not in TOOL_DOCS:
+            return self._error(f"unknown tool '{name}'; the tools are {', '.join(TOOL_NAMES)}")
+        if unknown:
+            return self._error(f"unexpected argument(s) {', '.join(unknown)} for {name}")
+        if name == "store_memory":
+            return self.store(args.get("key"), args.get("value"))
+        if name == "retrieve_memory":
+            return self.retrieve(args.get("key"))
+        return self.list()
+
+
+def unwrap_value(value: Any) -> Any:
+    """A value argument that arrived as a JSON-encoded string (`'"Chennai"'`) decoded once;
+    anything else unchanged. Used where a framework already parsed the outer object."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            decoded = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+        return decoded if isinstance(decoded, str) else value
+    return value
