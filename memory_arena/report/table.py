@@ -1,0 +1,143 @@
+"""The figures of a report as table rows, shared by the HTML page and the Markdown table.
+
+`side_by_side` is the README's "No Memory Tool / Memory Tool" table: runs as rows, the SPEC §7
+figures as columns. `retrieval_rows` is the bench table. `findings` are the sentences at the
+top of the page: who keeps the newest truth best, and where each run breaks. Percentages
+have one decimal everywhere, so the page, the Markdown and `memory-arena score` agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory_arena.results import Run
+from memory_arena.tasks.schema import CATEGORIES
+from memory_arena.verifier.metrics import RECALL_BUCKETS
+
+RECALL_KEYS = tuple(str(high) for _, high in RECALL_BUCKETS)
+SIDE_BY_SIDE_HEADER = ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in RECALL_KEYS), "stale rate"]
+FAILURE_REASONS = ("hedged", "missing", "too_long", "empty")
+"""Scorer reasons of a wrong reply (SPEC §6), in the order the page shows them."""
+NA = "n/a"
+
+
+def pct(value: float | None) -> str:
+    """0.419 -> "41.9"; None -> "n/a"."""
+    return NA if value is None else f"{100 * value:.1f}"
+
+
+def pct_ci(value: float | None, ci: list[float]) -> str:
+    return NA if value is None else f"{pct(value)} [{pct(ci[0])}, {pct(ci[1])}]"
+
+
+def side_by_side(runs: list[Run], labels: list[str]) -> list[list[str]]:
+    """One row per run with replies, cells as in SIDE_BY_SIDE_HEADER (percent)."""
+    rows = []
+    for label, run in zip(labels, runs):
+        if run.report is None:
+            continue
+        r = run.report
+        ms = r["memory_score"]
+        cells = [label, pct_ci(ms["value"], ms["ci"])]
+        cells += [pct(r["categories"].get(c, {}).get("accuracy")) for c in CATEGORIES]
+        cells += [pct(r["recall_at"].get(k, {}).get("accuracy")) for k in RECALL_KEYS]
+        cells.append(pct(r["stale_rate"]["value"]))
+        rows.append(cells)
+    return rows
+
+
+def retrieval_header(runs: list[Run]) -> list[str]:
+    ks = sorted({run.bench["k"] for run in runs if run.bench is not None})
+    k = str(ks[0]) if len(ks) == 1 else "K"
+    return ["system", "K", "tasks", f"hit@{k}", "MRR", f"P@{k}", f"R@{k}", "median first gold rank", "stale-rank rate"]
+
+
+def retrieval_rows(runs: list[Run], labels: list[str]) -> list[list[str]]:
+    """One row per bench run: the overall retrieval metrics (rates in percent, MRR as is)."""
+    rows = []
+    for label, run in zip(labels, runs):
+        if run.bench is None:
+            continue
+        m = run.bench["metrics"].get("overall", {})
+        rank = m.get("median_first_gold_rank")
+        rows.append([label, str(run.bench["k"]), str(m.get("tasks", NA)), pct(m.get("hit")),
+                     NA if m.get("mrr") is None else f"{m['mrr']:.3f}", pct(m.get("precision")), pct(m.get("recall")),
+                     NA if rank is None else f"{rank:g}", pct(m.get("stale_rank_rate"))])
+    return rows
+
+
+def failure_rows(runs: list[Run], labels: list[str]) -> list[list[str]]:
+    """Per run: scored replies, then the share of each failure reason (percent of replies)."""
+    rows = []
+    for label, run in zip(labels, runs):
+        if run.report is None:
+            continue
+        reasons, n = run.report["reasons"], run.report["n"]
+        known = n - reasons.get("unknown", 0)
+        rows.append([label, str(n), *(pct(reasons.get(k, 0) / known) if known else NA for k in FAILURE_REASONS)])
+    return rows
+
+
+def run_rows(runs: list[Run], labels: list[str]) -> list[list[str]]:
+    """Where each run came from and what to keep in mind when reading it."""
+    return [[label, run.format, run.source, "; ".join(run.caveats()) or "-"] for label, run in zip(labels, runs)]
+
+
+def findings(runs: list[Run], labels: list[str]) -> list[str]:
+    """The sentences at the top of the page."""
+    scored = [(label, run.report) for label, run in zip(labels, runs)
+              if run.report is not None and run.report["memory_score"]["value"] is not None]
+    out = []
+    if scored:
+        label, best = max(scored, key=lambda item: item[1]["memory_score"]["value"])
+        out.append(f"Highest Memory Score: {label}, {pct(best['memory_score']['value'])}% "
+                   f"(95% CI {pct(best['memory_score']['ci'][0])} to {pct(best['memory_score']['ci'][1])}).")
+        stale = [(lab, r["stale_rate"]) for lab, r in scored if r["stale_rate"]["value"] is not None]
+        if len(stale) > 1:
+            lab, s = min(stale, key=lambda item: item[1]["value"])
+            out.append(f"Fewest superseded values given: {lab}, stale rate {pct(s['value'])}% "
+                       f"({s['count']} of {s['n']} update, contradiction and temporal replies).")
+        out += [f"{label}: {weakest(report)}" for label, report in scored]
+    for label, run in zip(labels, runs):
+        if run.bench is not None:
+            out.append(f"{label} (retrieval): {weakest_retrieval(run.bench)}")
+    return out
+
+
+def weakest(report: dict[str, Any]) -> str:
+    """Where a run breaks: its weakest category, its weakest recall depth, its stale rate."""
+    cells = [(c, cell) for c, cell in report["categories"].items() if cell["n"]]
+    category, cell = min(cells, key=lambda item: (item[1]["accuracy"], CATEGORIES.index(item[0])
+                                                   if item[0] in CATEGORIES else 99))
+    if all(c["accuracy"] == cell["accuracy"] for _, c in cells):
+        return f"{pct(cell['accuracy'])}% in every category" + (
+            "." if report["stale_rate"]["value"] is None else f", stale rate {pct(report['stale_rate']['value'])}%.")
+    parts = [f"weakest category {category} ({pct(cell['accuracy'])}%)"]
+    buckets = [(k, b) for k, b in report["recall_at"].items() if b["n"] and b["accuracy"] < 1.0]
+    if buckets:
+        k, b = min(buckets, key=lambda item: item[1]["accuracy"])
+        parts.append(f"weakest recall depth Recall@{k} ({pct(b['accuracy'])}%)")
+    if report["stale_rate"]["value"] is not None:
+        parts.append(f"stale rate {pct(report['stale_rate']['value'])}%")
+    return ", ".join(parts) + "."
+
+
+def weakest_retrieval(summary: dict[str, Any]) -> str:
+    k = summary["k"]
+    groups = [(g, m) for g, m in summary["metrics"].items() if g != "overall" and m.get("hit") is not None]
+    parts = []
+    if groups:
+        g, m = min(groups, key=lambda item: item[1]["hit"])
+        parts.append(f"lowest hit@{k} on {g} ({pct(m['hit'])}%)")
+    stale = [(g, m) for g, m in summary["metrics"].items() if g != "overall" and m.get("stale_rank_rate") is not None]
+    if stale:
+        g, m = max(stale, key=lambda item: item[1]["stale_rank_rate"])
+        parts.append(f"highest stale-rank rate on {g} ({pct(m['stale_rank_rate'])}%)")
+    return (", ".join(parts) or "no scored tasks") + "."
+
+
+def markdown(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

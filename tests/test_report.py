@@ -1,0 +1,215 @@
+"""`memory-arena report`: the page holds the numbers it was given, is self-contained, and the
+charts are deterministic PNGs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from memory_arena.cli import main
+from memory_arena.tasks.schema import CATEGORIES
+
+from test_results_fixtures import replies, run_bench, run_offline, shipped, write_v03, write_v04
+
+pytest.importorskip("matplotlib")
+CHARTS = ("memory_score", "categories", "depth", "stale", "failures")
+
+
+class Page(HTMLParser):
+    """Tables (id -> rows of cell texts, header row first) and image sources of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.images: list[str] = []
+        self.links: list[str] = []
+        self.scripts = 0
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self._table = attrs.get("id", "")
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self.tables[self._table].append([])
+        elif tag in ("td", "th") and self._table is not None:
+            self._cell = []
+        elif tag == "img":
+            self.images.append(attrs.get("src", ""))
+        elif tag == "script":
+            self.scripts += 1
+        if "href" in attrs:
+            self.links.append(attrs["href"])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[self._table][-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f}"
+
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory):
+    """The offline baselines' JSON and the report built from it."""
+    root = tmp_path_factory.mktemp("offline")
+    path = run_offline(root / "offline.json")
+    assert main(["report", str(path), "--out", str(root / "report")]) == 0
+    return path, root / "report"
+
+
+def test_side_by_side_table_holds_the_json_numbers(offline):
+    path, out = offline
+    saved = json.loads(path.read_text())
+    page = Page((out / "report.html").read_text())
+    header, *rows = page.tables["side-by-side"]
+    assert header == ["run", "Memory Score [95% CI]", *CATEGORIES, "Recall@10", "Recall@50", "Recall@100", "stale rate"]
+    assert [row[0] for row in rows] == list(saved)
+    for row in rows:
+        report = saved[row[0]]
+        ms = report["memory_score"]
+        expected = [f"{pct(ms['value'])} [{pct(ms['ci'][0])}, {pct(ms['ci'][1])}]"]
+        expected += [pct(report["categories"][c]["accuracy"]) for c in CATEGORIES]
+        expected += [pct(report["recall_at"][k]["accuracy"]) for k in ("10", "50", "100")]
+        expected.append(pct(report["stale_rate"]["value"]))
+        assert row[1:] == expected, row[0]
+    # Spot checks against SPEC §8, independent of the formatting above.
+    by_run = {row[0]: row for row in rows}
+    assert by_run["latest-fact"][1].startswith("100.0 [")
+    assert by_run["stale-fact"][3] == "0.0" and by_run["stale-fact"][2] == "100.0"
+
+
+def test_markdown_table_is_the_html_table(offline):
+    _, out = offline
+    page = Page((out / "report.html").read_text())
+    md_rows = [[c.strip() for c in line.strip("|").split("|")]
+               for line in (out / "table.md").read_text().splitlines() if line.startswith("|") and "---" not in line]
+    assert md_rows == page.tables["side-by-side"]
+
+
+def test_page_is_self_contained(offline):
+    _, out = offline
+    text = (out / "report.html").read_text()
+    page = Page(text)
+    assert page.scripts == 0
+    assert len(page.images) == len(CHARTS)
+    assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    assert all(link.startswith("data:") for link in page.links)
+    assert "http://" not in text and "https://" not in text
+    assert "Content-Security-Policy" in text
+    for name in CHARTS:
+        assert (out / f"{name}.png").is_file()
+
+
+def test_findings_name_the_best_run_and_where_each_breaks(offline):
+    _, out = offline
+    text = (out / "report.html").read_text()
+    assert "Highest Memory Score: latest-fact, 100.0%" in text
+    assert "stale-fact: weakest category update (0.0%)" in text
+
+
+def test_charts_are_deterministic_and_not_blank(offline, tmp_path):
+    import matplotlib.image
+
+    path, out = offline
+    assert main(["report", str(path), "--out", str(tmp_path)]) == 0
+    for name in CHARTS:
+        first, second = (out / f"{name}.png").read_bytes(), (tmp_path / f"{name}.png").read_bytes()
+        assert first == second, name
+        pixels = matplotlib.image.imread(out / f"{name}.png")
+        assert pixels.shape[0] > 200 and pixels.shape[1] > 600
+        colours = {tuple(p) for p in pixels.reshape(-1, pixels.shape[-1])[::37].round(2).tolist()}
+        assert len(colours) > 20, name
+    assert (out / "report.html").read_text() == (tmp_path / "report.html").read_text()
+
+
+def test_mixed_inputs_and_labels(tmp_path, capsys):
+    tasks = shipped(15)
+    offline_json = run_offline(tmp_path / "offline.json", baselines="latest-fact")
+    v03 = write_v03(tmp_path / "v03", tasks, replies(tasks), env_args={"memory_tool": True}, errored=[2])
+    v04 = write_v04(tmp_path / "v04", tasks, replies(tasks))
+    bench = run_bench(tmp_path / "bench", systems="grep")
+    out = tmp_path / "report"
+    argv = ["report", str(offline_json), str(v03), str(v04), str(bench), "--out", str(out),
+            "--labels", "oracle", "tool", "no tool", "grep system"]
+    assert main(argv) == 0
+    page = Page((out / "report.html").read_text())
+    assert [row[0] for row in page.tables["side-by-side"][1:]] == ["oracle", "tool", "no tool"]
+    header, row = page.tables["retrieval"]
+    summary = json.loads((bench / "grep" / "summary.json").read_text())["metrics"]["overall"]
+    cells = dict(zip(header, row))
+    assert cells["system"] == "grep system"
+    assert cells["hit@10"] == pct(summary["hit"]) and cells["MRR"] == f"{summary['mrr']:.3f}"
+    assert cells["stale-rank rate"] == pct(summary["stale_rank_rate"])
+    notes = {r[0]: r[3] for r in page.tables["runs"][1:]}
+    assert "1 of 15 rollouts errored and are not scored" in notes["tool"]
+    for name in (*CHARTS, "bench_hit", "bench_stale"):
+        assert (out / f"{name}.png").is_file(), name
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_two_eval_folders(tmp_path):
+    """The use case: two vf-eval runs, with and without the memory tool, side by side."""
+    tasks = shipped(20)
+    right = [t.answer for t in tasks]
+    write_v04(tmp_path / "outputs" / "with-tool", tasks, right, taskset={"memory_tool": True}, model="m")
+    write_v04(tmp_path / "outputs" / "no-tool", tasks, replies(tasks), model="m")
+    assert main(["report", str(tmp_path / "outputs" / "no-tool"), str(tmp_path / "outputs" / "with-tool"),
+                 "--out", str(tmp_path / "r")]) == 0
+    page = Page((tmp_path / "r" / "report.html").read_text())
+    rows = {row[0]: row for row in page.tables["side-by-side"][1:]}
+    assert rows["m, Memory Tool"][1].startswith("100.0")
+    assert float(rows["m, No Memory Tool"][-1]) > 0  # the stale-fact replies show up as stale
+
+
+def _one_line_error(capsys, argv, needle, code=2):
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse usage errors exit from inside
+        status = exc.code
+    assert status == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err, err
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    _one_line_error(capsys, ["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r")], "no such file or folder")
+    (tmp_path / "x.json").write_text("[1, 2]")
+    _one_line_error(capsys, ["report", str(tmp_path / "x.json")], "unknown format")
+    path = run_offline(tmp_path / "o.json", baselines="latest-fact,hedge")
+    _one_line_error(capsys, ["report", str(path), "--labels", "one", "--out", str(tmp_path / "r")],
+                    "--labels got 1 names for 2 runs")
+    _one_line_error(capsys, ["report"], "the following arguments are required")
+    assert not (tmp_path / "r").exists()
+
+
+def test_missing_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):
+    path = run_offline(tmp_path / "o.json", baselines="latest-fact")
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    _one_line_error(capsys, ["report", str(path), "--out", str(tmp_path / "r")], "pip install 'memory-arena[report]'",
+                    code=1)
+
+
+def test_package_imports_without_matplotlib():
+    code = ("import sys; sys.modules['matplotlib'] = None; import memory_arena.report, memory_arena.report.html, "
+            "memory_arena.report.charts, memory_arena.results, memory_arena.cli; print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
