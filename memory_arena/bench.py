@@ -256,12 +256,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         code = 1 if isinstance(exc, DatasetError) else 2
         return _error(str(exc).rstrip("."), code)
+    if not tasks:
+        return _error("no tasks selected: the dataset files are empty", 1)
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env, "")
         if not api_key.strip():
             return _error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset", 2)
     out = Path(args.out)
+    try:  # fail before a long run, not after it
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _error(f"cannot write the results under {out}: {exc.strerror or exc}", 1)
     results = []
     for name in names:
         try:
@@ -275,10 +281,12 @@ def run(args: argparse.Namespace) -> int:
             return _error(f"{name}: {exc}", 1)
         finally:
             system.close()
-        summary, timing = write_system(out, name, system, args.k, records, timings)
+        try:
+            summary, timing = write_system(out, name, system, args.k, records, timings)
+        except OSError as exc:
+            return _error(f"cannot write the results under {out}: {exc.strerror or exc}", 1)
         results.append((name, summary, timing))
     card = combined_scorecard(results)
-    out.mkdir(parents=True, exist_ok=True)
     (out / "scorecard.md").write_text(card, encoding="utf-8")
     sys.stdout.write(card)
     return 0

@@ -175,3 +175,12 @@ def test_http_system_against_the_reference_server_gives_the_in_process_numbers(t
         assert json.loads((remote / "summary.json").read_text())["metrics"] == \
             json.loads((local / "summary.json").read_text())["metrics"]
     assert "| http://127.0.0.1:" in capsys.readouterr().out
+
+
+def test_unwritable_output_is_one_line_and_exit_1(tmp_path, capsys):
+    data = write_dataset(tmp_path / "data")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert run_cli("--system", "grep", "--categories", "update", "--dataset", str(data), "--out", str(blocker)) == 1
+    err = capsys.readouterr().err
+    assert "cannot write the results under" in err and err.count("\n") == 1
