@@ -84,11 +84,16 @@ class Store:
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
         if mode.lower() != "wal":
             raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
+        self._next_id = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM messages").fetchone()[0]
 
     def commit_batch(self, requests: list[AddRequest]) -> list[StoredAdd | None]:
         """Write the Adds in one transaction; None marks a duplicate `(request_id, user_id)`."""
         results: list[StoredAdd | None] = []
+        rows: list[tuple] = []
         db = self._db
+        # Ids are assigned here rather than by SQLite so that all the batch's messages go in
+        # with one executemany; this writer is the only one, so the counter cannot race.
+        next_id = self._next_id
         db.execute("BEGIN IMMEDIATE")
         try:
             for req in requests:
@@ -101,17 +106,19 @@ class Store:
                     continue
                 stored = []
                 for position, m in enumerate(req.messages):
-                    cur = db.execute(
-                        "INSERT INTO messages (user_id, request_id, session_id, position, role, content, timestamp)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (req.user_id, req.request_id, req.session_id, position, m.role, m.content, m.timestamp),
-                    )
-                    stored.append(StoredMessage(str(cur.lastrowid), m.role, m.content, m.timestamp))
+                    rows.append((next_id, req.user_id, req.request_id, req.session_id, position, m.role, m.content,
+                                 m.timestamp))
+                    stored.append(StoredMessage(str(next_id), m.role, m.content, m.timestamp))
+                    next_id += 1
                 results.append(StoredAdd(req.user_id, req.session_id, tuple(stored)))
+            db.executemany(
+                "INSERT INTO messages (id, user_id, request_id, session_id, position, role, content, timestamp)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        self._next_id = next_id
         return results
 
     def replay(self) -> Iterator[StoredAdd]:
