@@ -32,6 +32,7 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -104,6 +105,8 @@ def load_results(path: str | Path) -> list[Run]:
     path = Path(path)
     if not path.exists():
         raise ResultsError(f"{path}: no such file or folder")
+    if path.is_file() and path.name in (TRACES_V04, RESULTS_V03):
+        path = path.parent  # the run's own file named instead of its folder
     if path.is_file():
         return _load_file(path)
     folders = list(_result_folders(path))
@@ -184,20 +187,21 @@ def _load_bench_folder(folder: Path) -> list[Run]:
 
 
 # -- vf-eval ---------------------------------------------------------------------------------
-_DATASETS: dict[tuple, dict[str, Task]] = {}
+@lru_cache(maxsize=8)
+def _tasks_for(seed: Any, n: Any, categories: Any) -> dict[str, Task]:
+    settings = core.make_settings(seed=seed, n=n, categories=categories)
+    return {t.id: t for t in core.select_tasks(settings)}
 
 
 def _dataset(args: dict[str, Any], source: Path) -> dict[str, Task]:
     """id -> Task of the dataset a run used (shipped, or regenerated from seed / n)."""
-    key = (args.get("seed"), args.get("n"), json.dumps(args.get("categories")))
-    if key not in _DATASETS:
-        try:
-            settings = core.make_settings(seed=args.get("seed"), n=args.get("n"), categories=args.get("categories"))
-            _DATASETS[key] = {t.id: t for t in core.select_tasks(settings)}
-        except (ValueError, TypeError) as exc:  # DatasetError is a ValueError
-            kind = "dataset" if isinstance(exc, DatasetError) else "environment arguments"
-            raise ResultsError(f"{source}: cannot rebuild the tasks of this run ({kind}: {exc})") from None
-    return _DATASETS[key]
+    categories = args.get("categories")
+    try:
+        return _tasks_for(args.get("seed"), args.get("n"),
+                          tuple(categories) if isinstance(categories, list) else categories)
+    except (ValueError, TypeError) as exc:  # DatasetError is a ValueError
+        kind = "dataset" if isinstance(exc, DatasetError) else "environment arguments"
+        raise ResultsError(f"{source}: cannot rebuild the tasks of this run ({kind}: {exc})") from None
 
 
 def _lookup(tasks: dict[str, Task], task_id: Any, args: dict[str, Any], source: Path) -> Task:

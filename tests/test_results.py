@@ -48,6 +48,14 @@ def test_vf_eval_folder_rescored_from_replies(tmp_path, version):
     assert any("1 of 20 rollouts errored" in c for c in run.caveats())
 
 
+def test_the_run_file_itself_can_be_named(tmp_path):
+    tasks = shipped(4)
+    v03 = write_v03(tmp_path / "a", tasks, replies(tasks))
+    v04 = write_v04(tmp_path / "b", tasks, replies(tasks))
+    assert load_results(v03 / "results.jsonl")[0].report == load_results(v03)[0].report
+    assert load_results(v04 / "traces.jsonl")[0].report == load_results(v04)[0].report
+
+
 def test_v03_label_says_model_and_memory_tool(tmp_path):
     tasks = shipped(5)
     with_tool = write_v03(tmp_path / "a", tasks, replies(tasks), env_args={"memory_tool": True}, model="m1")
@@ -135,13 +143,14 @@ def test_real_vf_eval_output(folder, version):
         assert run.rescored == run.report["n"]  # vf-eval saved the transcripts
         assert run.disagreements == 0  # the environment's reward is the scorer's verdict
         assert sum(run.report["reasons"].values()) == run.report["n"]
+        assert run.report["stale_rate"]["n"] > 0
 
 
 # -- bench -----------------------------------------------------------------------------------
 def test_bench_output_folder(tmp_path, capsys):
-    out = run_bench(tmp_path / "bench", systems="grep,bm25")
+    out = run_bench(tmp_path / "bench", systems="grep,full-context")
     runs = load_results(out)
-    assert [r.label for r in runs] == ["bm25", "grep"]
+    assert [r.label for r in runs] == ["full-context", "grep"]
     for run in runs:
         assert run.kind == "retrieval" and run.format == "bench"
         assert run.bench == json.loads((out / run.label / "summary.json").read_text())
