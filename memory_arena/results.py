@@ -356,7 +356,9 @@ def unique_labels(runs: list[Run]) -> list[str]:
     counts: dict[str, int] = {}
     for run in runs:
         counts[run.label] = counts.get(run.label, 0) + 1
-    named = [f"{r.label} [{Path(r.source).name}]" if counts[r.label] > 1 else r.label for r in runs]
+    # vf-eval 0.4 names run folders `<env>--<model>--<harness>--<id>`: the id is what differs.
+    named = [f"{r.label} [{Path(r.source).name.rsplit('--', 1)[-1]}]" if counts[r.label] > 1 else r.label
+             for r in runs]
     seen: dict[str, int] = {}
     out = []
     for label in named:
@@ -404,9 +406,13 @@ def run(args: argparse.Namespace) -> int:
     print("\n\n".join(blocks))
     if args.json:
         out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
         data = {label: {**r.report, "notes": r.caveats()} if r.report is not None else r.bench
                 for label, r in zip(unique_labels(runs), runs)}
-        out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            sys.stderr.write(f"memory-arena score: error: cannot write {out}: {exc.strerror or exc}\n")
+            return 2
         print(f"\nwrote {out}")
     return 0

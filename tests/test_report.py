@@ -197,6 +197,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
                     "--labels got 1 names for 2 runs")
     _one_line_error(capsys, ["report"], "the following arguments are required")
     assert not (tmp_path / "r").exists()
+    (tmp_path / "file").write_text("")
+    _one_line_error(capsys, ["report", str(path), "--out", str(tmp_path / "file")], "cannot write the report into")
 
 
 def test_missing_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):

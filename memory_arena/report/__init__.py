@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         page = build(runs, labels, Path(args.out), args.title)
     except MissingMatplotlib as exc:
         return _error(str(exc), 1)
+    except OSError as exc:  # --out names a file, or a folder we may not write to
+        return _error(f"cannot write the report into {args.out}: {exc.strerror or exc}", 2)
     print((page.parent / "table.md").read_text(encoding="utf-8").rstrip())
     print(f"wrote {page} ({len(runs)} runs)")
     return 0

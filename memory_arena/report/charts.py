@@ -12,6 +12,7 @@ metadata in the PNG, so the same input gives the same bytes.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,8 +22,10 @@ from memory_arena.verifier.metrics import STALE_CATEGORIES
 
 from .table import FAILURE_REASONS
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
-"""Okabe-Ito, most legible first (the yellow, faint in print, comes last)."""
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#8C8C8C")
+"""Okabe-Ito, most legible first, its black swapped for a grey on which hatches stay visible."""
+LABEL_WIDTH = 30
+"""Run labels are wrapped to lines of this many characters in charts (tables keep them whole)."""
 REASON_COLOURS = ("#D55E00", "#999999", "#F0E442", "#FFFFFF")
 """hedged, missing, too_long, empty: apart from the run colours, each with its own hatch too."""
 HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")
@@ -135,7 +138,10 @@ def _grouped_bars(plt: Any, runs: list[tuple[str, Run]], groups: list[str],
 
 
 def _legend(fig: Any, entries: int) -> None:
-    fig.legend(loc="outside lower center", ncol=min(entries, 4), fontsize=9)
+    longest = max((len(line) for text in fig.axes[0].get_legend_handles_labels()[1] for line in text.splitlines()),
+                  default=0)
+    columns = 4 if longest <= 18 else 3 if longest <= 24 else 2
+    fig.legend(loc="outside lower center", ncol=min(entries, columns), fontsize=9)
 
 
 def categories(plt: Any, runs: list[tuple[str, Run]]) -> Any:
@@ -239,6 +245,7 @@ def render_all(runs: list[Run], labels: list[str], out: Path) -> dict[str, tuple
     plt = _pyplot()
     import matplotlib
 
+    labels = [textwrap.fill(label, LABEL_WIDTH) for label in labels]
     replies = [(label, run) for label, run in zip(labels, runs) if run.report is not None and run.report["n"]]
     bench = [(label, run) for label, run in zip(labels, runs) if run.bench is not None]
     jobs = [(name, fn, alt, replies) for name, (fn, alt) in REPLY_CHARTS.items() if replies]

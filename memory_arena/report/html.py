@@ -34,7 +34,7 @@ td, tbody th { white-space: nowrap; }
 th { background: #eef3f8; }
 td:first-child, th:first-child { text-align: left; }
 tbody tr:nth-child(even) td { background: #f7f7f7; }
-td.text { text-align: left; white-space: normal; }
+td.text, th.text { text-align: left; white-space: normal; }
 figure { margin: 1.2rem 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e2e2e2; }
 figcaption { font-size: 0.85rem; color: #444444; }
@@ -46,7 +46,10 @@ dl dd { margin-left: 1.2rem; }
 
 def _table(header: list[str], rows: list[list[str]], table_id: str, caption: str, text_from: int | None = None) -> str:
     """A table whose first column heads each row; columns from `text_from` on are left-aligned text."""
-    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in header)
+    def text(i: int) -> str:
+        return ' class="text"' if text_from is not None and i >= text_from else ""
+
+    head = "".join(f'<th scope="col"{text(i)}>{html.escape(h)}</th>' for i, h in enumerate(header))
     body = []
     for row in rows:
         cells = []
@@ -54,8 +57,7 @@ def _table(header: list[str], rows: list[list[str]], table_id: str, caption: str
             if i == 0:
                 cells.append(f'<th scope="row">{html.escape(cell)}</th>')
             else:
-                cls = ' class="text"' if text_from is not None and i >= text_from else ""
-                cells.append(f"<td{cls}>{html.escape(cell)}</td>")
+                cells.append(f"<td{text(i)}>{html.escape(cell)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table id="{table_id}"><caption>{html.escape(caption)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
