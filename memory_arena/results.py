@@ -248,7 +248,10 @@ def _label(model: Any, args: dict[str, Any] | None, fallback: str) -> str:
     (or the folder name) when the run's arguments were not saved."""
     if args is None:
         return str(model) if model else fallback
-    parts = [str(model) if model else fallback, "Memory Tool" if args.get("memory_tool") else "No Memory Tool"]
+    # verifiers 0.4 also takes the switch as the task config's `memory_tool`.
+    task_config = args.get("task") if isinstance(args.get("task"), dict) else {}
+    tool = args.get("memory_tool") or task_config.get("memory_tool")
+    parts = [str(model) if model else fallback, "Memory Tool" if tool else "No Memory Tool"]
     if args.get("delivery") == "stream":
         parts.append("stream")
     if args.get("memory_system"):

@@ -95,6 +95,18 @@ def test_side_by_side_table_holds_the_json_numbers(offline):
     assert by_run["stale-fact"][3] == "0.0" and by_run["stale-fact"][2] == "100.0"
 
 
+def test_breakdown_table_holds_the_splits(offline):
+    path, out = offline
+    saved = json.loads(path.read_text())
+    header, *rows = Page((out / "report.html").read_text()).tables["breakdown"]
+    assert header == ["run", "temporal current", "temporal as-of-day", "relational 1-hop", "relational 2-hop",
+                      "relational 3-hop"]
+    for row in rows:
+        report = saved[row[0]]
+        assert row[1:] == [pct(report["temporal"]["current"]["accuracy"]), pct(report["temporal"]["as_of_day"]["accuracy"]),
+                           *(pct(report["relational_hops"][h]["accuracy"]) for h in ("1", "2", "3"))]
+
+
 def test_markdown_table_is_the_html_table(offline):
     _, out = offline
     page = Page((out / "report.html").read_text())

@@ -70,6 +70,8 @@ def test_v04_label_and_tasks_by_id_without_record(tmp_path):
                        with_record=False, model="m2")
     [run] = load_results(folder)
     assert run.label == "m2, Memory Tool, stream"
+    other = write_v04(tmp_path / "other", tasks, replies(tasks), taskset={"task": {"memory_tool": True}}, model="m2")
+    assert load_results(other)[0].label == "m2, Memory Tool"
     assert run.report == build_report(zip(tasks, replies(tasks)))
 
 

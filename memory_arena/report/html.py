@@ -88,6 +88,9 @@ def render(runs: list[Run], labels: list[str], charts: dict[str, tuple[Path, str
                          "Memory Score with its 95% confidence interval"),
                   *(_figure(*charts[name]) for name in ("memory_score", "categories", "depth", "stale")
                     if name in charts),
+                  "<h3>Temporal and relational detail</h3>",
+                  _table(*table.breakdown(runs, labels), "breakdown",
+                         "Accuracy (%) of current-value and as-of-day questions, and by reporting-chain hops"),
                   "<h3>Where replies fail</h3>",
                   _table(["run", "replies", *(f"{r} (%)" for r in table.FAILURE_REASONS)],
                          table.failure_rows(runs, labels), "failures",

@@ -46,6 +46,17 @@ def side_by_side(runs: list[Run], labels: list[str]) -> list[list[str]]:
     return rows
 
 
+def breakdown(runs: list[Run], labels: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the SPEC §7 splits: temporal current / as-of-day, relational by hops."""
+    reports = [(label, run.report) for label, run in zip(labels, runs) if run.report is not None]
+    kinds = [k for k in ("current", "as_of_day") if any(r["temporal"].get(k, {}).get("n") for _, r in reports)]
+    hops = sorted({h for _, r in reports for h, cell in r["relational_hops"].items() if cell["n"]})
+    header = ["run", *(f"temporal {k.replace('_', '-')}" for k in kinds), *(f"relational {h}-hop" for h in hops)]
+    rows = [[label, *(pct(r["temporal"].get(k, {}).get("accuracy")) for k in kinds),
+             *(pct(r["relational_hops"].get(h, {}).get("accuracy")) for h in hops)] for label, r in reports]
+    return header, rows
+
+
 def retrieval_header(runs: list[Run]) -> list[str]:
     ks = sorted({run.bench["k"] for run in runs if run.bench is not None})
     k = str(ks[0]) if len(ks) == 1 else "K"
