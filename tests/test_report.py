@@ -174,6 +174,9 @@ def test_mixed_inputs_and_labels(tmp_path, capsys):
     for name in (*CHARTS, "bench_hit", "bench_stale"):
         assert (out / f"{name}.png").is_file(), name
     assert "wrote" in capsys.readouterr().out
+    # The same folder reused for replies only: no retrieval chart is left behind.
+    assert main(["report", str(offline_json), "--out", str(out)]) == 0
+    assert not (out / "bench_hit.png").exists() and (out / "memory_score.png").exists()
 
 
 def test_two_eval_folders(tmp_path):

@@ -37,7 +37,7 @@ STYLE = {
     "font.family": "DejaVu Sans", "font.size": 10, "axes.titlesize": 12, "axes.titleweight": "bold",
     "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.color": "#dddddd",
     "grid.linewidth": 0.6, "axes.axisbelow": True, "hatch.linewidth": 0.8, "legend.frameon": False,
-    "svg.hashsalt": "memory-arena", "figure.dpi": DPI, "savefig.dpi": DPI,
+    "figure.dpi": DPI, "savefig.dpi": DPI,
 }
 
 
@@ -256,6 +256,8 @@ def render_all(runs: list[Run], labels: list[str], out: Path) -> dict[str, tuple
         jobs = [j for j in jobs if j[0] != "stale"]
     written = {}
     out.mkdir(parents=True, exist_ok=True)
+    for name in (*REPLY_CHARTS, *BENCH_CHARTS):  # a chart left by an earlier report into `out` would mislead
+        (out / f"{name}.png").unlink(missing_ok=True)
     with matplotlib.rc_context(STYLE):
         for name, fn, alt, selected in jobs:
             fig = fn(plt, selected)
