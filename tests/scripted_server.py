@@ -20,7 +20,7 @@ and tools offered, each part is first stored with store_memory("part_<i>", <part
 and at the question list_memories is called before answering in `visible` mode.
 
 `--barrier K` holds the model's reply to a store result until K such requests are waiting
-(or 20 s passed), forcing concurrent rollouts to interleave: all stores happen before any
+(or 90 s passed), forcing concurrent rollouts to interleave: all stores happen before any
 read. `--double-encode` sends store arguments as a JSON string holding the JSON object.
 
 Usage: python scripted_server.py --script S.json --record R.jsonl --port-file P [--barrier K]
@@ -195,7 +195,7 @@ def main() -> None:
     parser.add_argument("--barrier", type=int, default=0, help="hold store results until K arrive")
     args = parser.parse_args()
     entries = json.loads(Path(args.script).read_text(encoding="utf-8"))
-    barrier = threading.Barrier(args.barrier, timeout=20) if args.barrier > 1 else None
+    barrier = threading.Barrier(args.barrier, timeout=90) if args.barrier > 1 else None
     script = Script(entries, args.store_parts, args.double_encode, barrier)
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, Path(args.record)))
     Path(args.port_file + ".tmp").write_text(str(server.server_address[1]))

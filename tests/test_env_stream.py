@@ -1,0 +1,110 @@
+"""Streamed delivery with a bounded window (SPEC §9.3), end to end through the real `vf-eval`
+CLI of the installed verifiers against the scripted server, which records every request.
+
+The scripted agent acknowledges each part; with tools it first stores each part under a key
+and lists its memory at the question. It answers only from what the request shows it, so:
+- without tools it scores 0.0 on every task whose evidence was evicted;
+- with tools it scores 1.0 on those same tasks;
+- no evicted part's text is in any later request (the placeholder replaced it together with
+  the agent's replies and tool calls made while it was shown); with tools, only the agent's
+  own memory (tool results) may bring it back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("verifiers")
+
+from vf_eval_runner import ScriptedServer, by_task, run_vf_eval, script_entry, visible_texts  # noqa: E402
+
+from memory_arena.envs import core  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.verifiers]
+
+NUM = 5  # one task per category
+CHUNK, WINDOW = 16, 1  # fewer parts than the defaults keep the run short; still 3 of 5 hidden
+ARGS = {"delivery": "stream", "chunk_turns": CHUNK, "window": WINDOW}
+
+
+def _tasks():
+    return core.select_tasks(core.make_settings(num_examples=NUM))
+
+
+def _hidden(task) -> bool:
+    """Evidence out of view at the question and the answer nowhere in the visible parts."""
+    return (core.evidence_evicted(task, CHUNK, WINDOW)
+            and task.answer.casefold() not in visible_texts(task, CHUNK, WINDOW).casefold())
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a message, tool-call arguments decoded."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _check_no_evicted_text(requests: list[dict], tasks, include_tool_results: bool) -> int:
+    """Assert that no request shows the text of a part that is out of its window; return how
+    many (request, evicted part) pairs were checked."""
+    import json
+
+    parts = {t.id: core.chunk_texts(t, CHUNK) for t in tasks}
+    checked = 0
+    for body in requests:
+        messages = body["messages"]
+        users = [m["content"] for m in messages if m["role"] == "user" and isinstance(m["content"], str)]
+        owner = [tid for tid, texts in parts.items() if any(t in users for t in texts)]
+        assert len(owner) == 1, "each request shows exactly one task's current part"
+        numbers = [p[0] for c in users if (p := core.part_number("user", c))]
+        delivered = max(numbers)
+        scope = messages if include_tool_results else [m for m in messages if m["role"] != "tool"]
+        shown = "\n".join(s for m in scope for s in _strings(
+            {**m, "tool_calls": [json.loads(c["function"]["arguments"]) for c in m.get("tool_calls") or []]}))
+        for text in parts[owner[0]][: max(0, delivered - WINDOW)]:
+            turns = text.split("\n", 1)[1]  # the part without its header
+            assert turns not in shown, f"evicted part of {owner[0]} still sent"
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("memory_tool", [False, True], ids=["no-memory-tool", "memory-tool"])
+def test_stream_eviction_and_memory(tmp_path, memory_tool):
+    tasks = _tasks()
+    hidden = [t for t in tasks if _hidden(t)]
+    assert len(hidden) >= 3, "the default window must hide the evidence of most tasks"
+    entries = [script_entry(t, "visible") for t in tasks]
+    with ScriptedServer(tmp_path / "server", entries, "--store-parts") as server:
+        rollouts = by_task(run_vf_eval(server, tmp_path / "out", NUM, {**ARGS, "memory_tool": memory_tool}))
+        requests = server.requests()
+    assert sorted(rollouts) == sorted(t.id for t in tasks)
+    for task in tasks:
+        rollout = rollouts[task.id]
+        assert rollout.errors == [], rollout.errors
+        num_parts = len(core.chunk_bounds(len(task.turns), CHUNK))
+        assert rollout.metrics["turns_delivered"] == len(task.turns)
+        assert rollout.metrics["evidence_evicted"] == float(core.evidence_evicted(task, CHUNK, WINDOW))
+        if memory_tool:  # one store per part, one list at the question
+            assert rollout.metrics["memory_tool_calls"] == num_parts + 1
+            assert rollout.metrics["memory_keys_stored"] == num_parts
+            assert rollout.reward == 1.0, task.id
+        else:
+            assert rollout.metrics["memory_tool_calls"] == 0.0
+        if task in hidden and not memory_tool:
+            assert rollout.reward == 0.0, task.id
+    # Eviction really happened, and nothing evicted came back except through the memory.
+    assert any(core.part_number("user", m["content"]) and "removed from view" in m["content"]
+               for r in requests for m in r["messages"])
+    assert _check_no_evicted_text(requests, tasks, include_tool_results=not memory_tool) > 10
+    # The question is the last message of the final request of each task, after every part.
+    finals = [r for r in requests if r["messages"][-1]["content"] in {core.question_text(t) for t in tasks}]
+    assert len(finals) == NUM
+    # The instructions explain the delivery and, with tools, that messages will disappear.
+    system = requests[0]["messages"][0]["content"]
+    assert "Conversation part" in system and ("store_memory" in system) == memory_tool
