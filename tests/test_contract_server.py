@@ -306,7 +306,7 @@ def test_acknowledged_adds_survive_kill_9(tmp_path: Path) -> None:
         t.start()
     while True:  # kill while writes are in flight, once a good number was acknowledged
         with lock:
-            if len(acknowledged) >= 300:
+            if len(acknowledged) >= 150:
                 break
         threads[0].join(0.01)
     running.kill9()
