@@ -1,17 +1,19 @@
 """Load test of the reference Add/Search server on loopback (SPEC §12).
 
 Starts `memory-arena serve` on 127.0.0.1 with a fresh SQLite file (or targets `--url`, which
-must be a loopback address), then runs two phases with `--clients` concurrent keep-alive
-connections: Add (the shipped tasks' sessions in contract chunks of at most 20 messages, one
-user per task and pass), then Search twice (each task's question against its user, top_k 10):
-first once per ingested user, where a lazily indexed backend rebuilds that user's index,
-then round after round on built indexes. Every
-response is checked with the client's own well-formedness rules; anything else, a non-200
-or a dropped connection counts as an error. Prints throughput, p50/p95/p99 latency and
-errors per phase, and the server's own CPU time per request (from /proc, when this
-script started the server): on a machine shared with other work, that last column is the
-figure that does not depend on the neighbours. Bounded: `--adds` and `--searches` requests at most, and `--max-seconds`
-per phase.
+must be a loopback address), then runs three phases, each with `--clients` concurrent
+keep-alive connections:
+1. Add: the shipped tasks' sessions in contract chunks of at most 20 messages, one user per
+   task and pass over the dataset.
+2. Search, first after Add: each ingested user's question once (top_k 10); a lazily indexed
+   backend (bm25) builds that user's index here.
+3. Search, repeated: the questions round after round, on built indexes.
+Every response is checked with the client's own well-formedness rules; anything else, a
+non-200 or a dropped connection counts as an error. Prints per phase: throughput,
+p50/p95/p99 latency, errors, and the server's own CPU time per request (from /proc, when
+this script started the server). On a machine shared with other work, that last column is
+the figure that does not depend on the neighbours. Bounded: `--adds` and `--searches`
+requests at most per phase, and `--max-seconds` per phase.
 
 The load generator is a minimal asyncio HTTP/1.1 client rather than httpx so that, on a
 2-core machine shared with the server, it takes as little CPU as possible from what is
@@ -37,10 +39,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
-from memory_arena.contract.client import check_add_response, check_search_response, chunk_messages, request_id_for
-from memory_arena.contract.server import spawn
-from memory_arena.systems.ingest import task_sessions
-from memory_arena.tasks.schema import load_tasks
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # runs from a checkout, installed or not
+
+from memory_arena.contract.client import (check_add_response, check_search_response, chunk_messages,  # noqa: E402
+                                          request_id_for)
+from memory_arena.contract.server import spawn  # noqa: E402
+from memory_arena.systems.ingest import task_sessions  # noqa: E402
+from memory_arena.systems.retrieval import percentile  # noqa: E402
+from memory_arena.tasks.schema import load_tasks  # noqa: E402
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 TOP_K = 10
@@ -137,20 +144,16 @@ def cpu_seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
 def table(phases: list[Phase]) -> str:
     lines = ["| phase | requests | errors | seconds | req/s | p50 ms | p95 ms | p99 ms | server CPU ms/req |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for ph in phases:
         n = len(ph.latencies) + ph.errors
-        ms = [1000 * percentile(ph.latencies, q) for q in (0.50, 0.95, 0.99)]
+        ms = [percentile(ph.latencies, q) for q in (50, 95, 99)]
+        p50, p95, p99 = ("n/a" if v is None else f"{1000 * v:.1f}" for v in ms)
         cpu = "n/a" if ph.server_cpu is None or not n else f"{1000 * ph.server_cpu / n:.2f}"
-        lines.append(f"| {ph.name} | {n} | {ph.errors} | {ph.seconds:.1f} | {n / ph.seconds:.0f} | "
-                     f"{ms[0]:.1f} | {ms[1]:.1f} | {ms[2]:.1f} | {cpu} |")
+        rate = f"{n / ph.seconds:.0f}" if ph.seconds else "n/a"
+        lines.append(f"| {ph.name} | {n} | {ph.errors} | {ph.seconds:.1f} | {rate} | {p50} | {p95} | {p99} | {cpu} |")
     return "\n".join(lines)
 
 
@@ -177,7 +180,8 @@ def main() -> int:
         else:
             argv = [sys.executable, "-m", "memory_arena.cli", "serve", "--port", "0",
                     "--db", str(Path(tmp) / "load.sqlite3"), "--backend", args.backend]
-            proc, url = spawn(argv, Path(tmp) / "server.log")
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+            proc, url = spawn(argv, Path(tmp) / "server.log", env=env)
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port or 80
         try:
