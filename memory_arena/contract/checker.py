@@ -167,12 +167,12 @@ class Prober:
     """Sends raw requests and keeps each exchange for the failure report."""
 
     def __init__(self, add_url: str, search_url: str, health_url: str | None, api_key: str | None,
-                 timeout: float, http: Any = None) -> None:
+                 timeout: float) -> None:
         import httpx
 
         self.add_url, self.search_url, self.health_url = add_url, search_url, health_url
         self.api_key = api_key
-        self._http = http if http is not None else httpx.Client(timeout=timeout)
+        self._http = httpx.Client(timeout=timeout)
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
