@@ -11,6 +11,13 @@ folder `$MEMORY_ARENA_CACHE`, else `$XDG_CACHE_HOME/memory-arena`, else
 `~/.cache/memory-arena`; later runs load the 15 MB result in well under a second. Torch is
 only imported by that subprocess.
 
+A static model averages token vectors, so function words weigh as much as content words
+and "What kind of dog do we have?" lands nearer "How lovely!" than "We adopted a golden
+retriever". The encoder therefore embeds only the content words (`text.tokenize`, the
+lexical systems' tokeniser); a text without any embeds to zeros. On the shipped tasks this
+lifts dense hit@10 from 0.81 to 0.88 (the full transformer: 0.96 on a 50-task subset, at
+~250 times the cost).
+
 `python -m memory_arena.systems.embedding` builds (or finds) the model and prints its folder.
 All of this needs the `dense` extra.
 """
@@ -27,6 +34,8 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from memory_arena.systems.text import tokenize
 
 EXTRA_HINT = "the dense and hybrid systems need the optional extra: pip install 'memory-arena[dense]'"
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -91,7 +100,7 @@ def ensure_model() -> Path:
 
 
 class Encoder:
-    """Unit-length float32 sentence embeddings from the static model (thread-safe)."""
+    """Unit-length float32 embeddings of texts' content words (thread-safe)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         try:
@@ -106,12 +115,16 @@ class Encoder:
         self._lock = threading.Lock()
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            vectors = self.model.encode(texts, show_progress_bar=False, use_multiprocessing=False)
-        # A text with no known token embeds to zeros; keep it zero rather than NaN.
-        return np.nan_to_num(np.asarray(vectors, dtype=np.float32))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        words = [" ".join(tokenize(t)) for t in texts]
+        todo = [i for i, w in enumerate(words) if w]
+        if todo:
+            with self._lock:
+                vectors = self.model.encode([words[i] for i in todo], show_progress_bar=False,
+                                            use_multiprocessing=False)
+            # A text of unknown tokens only embeds to zeros; keep it zero rather than NaN.
+            out[todo] = np.nan_to_num(np.asarray(vectors, dtype=np.float32))
+        return out
 
 
 _shared: dict[str, Encoder] = {}
