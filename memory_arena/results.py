@@ -74,6 +74,9 @@ class Run:
     """Rollouts scored from their reply text (the others from the recorded reward)."""
     disagreements: int = 0
     """Re-scored rollouts whose verdict differs from the recorded reward (a scorer change)."""
+    other_dataset: int = 0
+    """Rollouts whose saved answer differs from the task's in the dataset at hand (the run used
+    another dataset version): scored from the recorded reward."""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -84,19 +87,31 @@ class Run:
     def caveats(self) -> list[str]:
         """Sentences a reader must see next to the figures."""
         out = list(self.notes)
+        ms = self.report["memory_score"] if self.report is not None else None
+        if ms is not None and ms["value"] is not None and not ms["complete"]:
+            note = f"Memory Score over {', '.join(ms['categories'])} only (weights renormalised)"
+            if note not in out:  # a saved report carries it already
+                out.append(note)
         if self.errored:
             out.append(f"{self.errored} of {self.rollouts} rollouts errored and are not scored")
-        unscored_text = self.rollouts - self.errored - self.rescored
+        if self.other_dataset:
+            out.append(f"{_rollouts(self.other_dataset)} ran on another version of the dataset: "
+                       "scored from the recorded reward; their depth and split figures use this dataset's tasks")
+        unscored_text = self.rollouts - self.errored - self.rescored - self.other_dataset
         if self.format.startswith("vf-eval") and unscored_text > 0:
-            out.append(f"{unscored_text} rollouts had no saved reply: scored from the recorded reward, "
+            out.append(f"{_rollouts(unscored_text)} had no saved reply: scored from the recorded reward, "
                        "without reasons or stale flags")
         if self.disagreements:
-            out.append(f"{self.disagreements} re-scored rollouts disagree with the recorded reward "
+            out.append(f"the re-scored reply disagrees with the recorded reward in {_rollouts(self.disagreements)} "
                        "(the run used another scorer version)")
         return out
 
 
 FORMATS = ("run_offline JSON", "vf-eval 0.4", "vf-eval 0.3", "bench")
+
+
+def _rollouts(k: int) -> str:
+    return f"{k} rollout{'' if k == 1 else 's'}"
 
 
 # -- detection -----------------------------------------------------------------------------
@@ -297,7 +312,10 @@ def _load_v03(folder: Path) -> list[Run]:
             task_id = order[row["example_id"]]  # example ids index the environment's task order
         task = _lookup(tasks, task_id, args, folder)
         reply = None
-        if row.get("completion") is not None:
+        if "answer" in row and row["answer"] != task.answer:
+            # Same id, other content: re-scoring against this task would judge the wrong question.
+            run.other_dataset += 1
+        elif row.get("completion") is not None:
             messages = [*(row.get("prompt") or []), *row["completion"]]
             reply = final_reply(((m.get("role"), m.get("content")) for m in messages if isinstance(m, dict)),
                                 core.question_text(task))

@@ -114,6 +114,19 @@ def test_recorded_reward_that_disagrees_is_reported(tmp_path):
     assert run.report["memory_score"]["value"] == 1.0  # the reply text wins
 
 
+def test_a_run_on_another_dataset_version_keeps_its_rewards(tmp_path):
+    tasks = shipped(4)
+    texts = [t.answer for t in tasks]
+    folder = write_v03(tmp_path / "run", tasks, texts, rewards=[1.0, 1.0, 0.0, 1.0])
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    rows[2]["answer"] = "an answer of another dataset version"
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    [run] = load_results(folder)
+    assert (run.rescored, run.other_dataset, run.disagreements) == (3, 1, 0)
+    assert sum(c["correct"] for c in run.report["categories"].values()) == 3  # the recorded 0.0 stands
+    assert any("another version of the dataset" in c for c in run.caveats())
+
+
 def test_unknown_task_id_is_one_clear_error(tmp_path):
     tasks = shipped(2)
     folder = write_v03(tmp_path / "run", tasks, replies(tasks))
@@ -142,7 +155,8 @@ def test_real_vf_eval_output(folder, version):
     for run in runs:
         assert run.rollouts > 0
         assert run.report["n"] == run.rollouts - run.errored
-        assert run.rescored == run.report["n"]  # vf-eval saved the transcripts
+        # vf-eval saved the transcripts; a fixture older than the shipped dataset keeps its rewards.
+        assert run.rescored + run.other_dataset == run.report["n"]
         assert run.disagreements == 0  # the environment's reward is the scorer's verdict
         assert sum(run.report["reasons"].values()) == run.report["n"]
         assert run.report["stale_rate"]["n"] > 0
