@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.slow,
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+         "--disable-dev-shm-usage", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+# --disable-dev-shm-usage: containers often give /dev/shm 64 MB, too little for a renderer.
 # Chromium logs what a page writes to its console as `[pid:tid:time:INFO:CONSOLE:line] "text", source: url`
 # (older releases: `CONSOLE(line)`).
 CONSOLE = re.compile(r"^\[[^\]]*:CONSOLE[:(][^\]]*\]\s*(.*)$")
