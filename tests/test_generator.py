@@ -255,9 +255,8 @@ def test_long_horizon_three_per_category_passes_check(tmp_path):
     assert check_folder(tmp_path, n=3) == []
 
 
-# Known gap, reported: recall assigns depth buckets round-robin by index with the long bucket
-# (100, max_noise] last, so `--n 3 --max-noise 1000` has no recall task deeper than 100 turns.
-@pytest.mark.xfail(strict=True, reason="recall's long bucket is the fourth, so n=3 never reaches it")
 def test_long_horizon_three_per_category_has_deep_recall():
+    """Regression: the long bucket (100, max_noise] comes second in the round-robin, so even
+    `--n 3 --max-noise 1000` has a recall task deeper than 100 turns."""
     noise = [t.noise_turns for t in generate(n=3, categories=["recall"], max_noise=1000)]
     assert max(noise) > 100, noise

@@ -23,7 +23,6 @@ from memory_arena.tasks.vocab import KINDS, date_aliases, ordinal, ordinal_word
 POOLS = {"CITIES", "PEOPLE", "PETS", "COMPANIES", "CARS", "DATES", "FLOORS", "PARKING", "MONTH_DAYS", "KINDS"}
 # Collisions found and reported; each must disappear once the vocabulary is fixed
 # (test_known_collisions_are_still_there then fails and this set is emptied).
-KNOWN_COLLISIONS = {("number", "208", "car", "Peugeot 208"), ("number", "308", "car", "Peugeot 308")}
 
 
 def words(text: str) -> frozenset[str]:
@@ -91,17 +90,12 @@ def test_pools_are_large_and_duplicate_free():
         assert len(vs) == len(set(vs)), kind
         assert len({v.casefold() for v in vs}) == len(vs), kind
         assert all(v == v.strip() and v for v in vs), kind
-    minimum = {"city": 150, "person": 190, "pet": 100, "company": 80, "car": 50, "date": 365, "floor": 39, "number": 900}
+    minimum = {"city": 150, "person": 190, "pet": 100, "company": 80, "car": 50, "date": 365, "floor": 39, "number": 850}
     assert {k: len(v) >= minimum[k] for k, v in pool.items()} == {k: True for k in pool}
 
 
 def test_no_value_inside_another_kind():
-    assert collisions() - KNOWN_COLLISIONS == set()
-
-
-@pytest.mark.xfail(strict=True, reason="parking/desk numbers 208 and 308 are also Peugeot models; reported")
-def test_known_collisions_are_still_there():
-    assert collisions() & KNOWN_COLLISIONS == set()
+    assert collisions() == set()
 
 
 def test_no_value_in_template_text():
@@ -173,6 +167,6 @@ def test_word_aliases_not_in_template_text():
     assert found == []
 
 
-@pytest.mark.xfail(strict=True, reason="('Tesla', 'Model 3') is split on spaces into 'Tesla Model' and 'Tesla 3'; reported")
 def test_car_names_are_whole():
+    """Regression: two-word models such as "Model 3" were once split into two cars."""
     assert {"Tesla Model", "Tesla 3"}.isdisjoint(values()["car"])

@@ -77,6 +77,7 @@ class Conversation:
         self.clock = EPOCH_MS + rng.randrange(104) * 7 * DAY_MS + 9 * HOUR_MS
         self._session_gap = session_gap
         self._next_break = rng.randint(*session_gap) if session_gap else None
+        self.turn_gap = (15_000, 150_000)  # ms between two turns; a builder may narrow it
 
     # -- values -------------------------------------------------------------------------
     def draw(self, kind: str) -> str:
@@ -84,10 +85,13 @@ class Conversation:
 
     # -- time and sessions --------------------------------------------------------------
     def start_session(self, at_ms: int | None = None) -> None:
-        """Begin a new session, `at_ms` or a few hours to a day after the last turn."""
+        """Begin a new session at `at_ms` (a minute after the last turn if that has passed),
+        or, with no time given, a few hours to a day after the last turn."""
         self.session += 1
-        gap = self.rng.randint(2 * HOUR_MS, 30 * HOUR_MS)
-        self.clock = max(at_ms if at_ms is not None else 0, self.clock + gap)
+        if at_ms is not None:
+            self.clock = max(at_ms, self.clock + 60_000)
+        else:
+            self.clock += self.rng.randint(2 * HOUR_MS, 30 * HOUR_MS)
 
     def _maybe_break_session(self) -> None:
         # Long conversations span several sessions, so an Add/Search ingest sees realistic boundaries.
@@ -102,7 +106,7 @@ class Conversation:
             self._maybe_break_session()
         index = len(self.turns)
         for role, content in (("user", user), ("assistant", assistant)):
-            self.clock += self.rng.randint(15_000, 150_000)
+            self.clock += self.rng.randint(*self.turn_gap)
             self.turns.append(Turn(role, content, self.clock, self.session))
         if noise:
             self.noise_turns += 2

@@ -18,10 +18,12 @@ VERSION = 1
 
 
 def depth_buckets(max_noise: int) -> list[tuple[int, int]]:
-    """The (low, high] noise-turn buckets recall tasks are spread over."""
+    """The (low, high] noise-turn buckets recall tasks are spread over, in round-robin order.
+    A long-horizon bucket (100, max_noise] comes second, so that even the first three tasks
+    of a long set include one deeper than 100 turns."""
     buckets = [(0, 10), (10, 50), (50, 100)]
     if max_noise > 100:
-        buckets.append((100, max_noise))
+        buckets.insert(1, (100, max_noise))
     return [(low, min(high, max_noise)) for low, high in buckets if low < max_noise]
 
 

@@ -81,6 +81,10 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     for day in range(7):
         if day:
             conv.start_session(at_ms=day_start + day * DAY_MS + rng.randint(7, 10) * HOUR_MS)
+        # Space the day's turns so that even a long day (max_noise 1000) ends before midnight:
+        # the session's weekday is what as-of-day questions name.
+        span = 12 * HOUR_MS // (per_day[day] + 4)
+        conv.turn_gap = (min(15_000, span // 2), min(150_000, span))
         before, after = split_total(rng, per_day[day], 2)
         filler.add(before)
         if day in change_days:

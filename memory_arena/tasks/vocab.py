@@ -90,14 +90,14 @@ COMPANIES = tuple(
 CARS = tuple(
     f"{make} {model}"
     for make, models in (
-        ("Toyota", "Corolla Prius Yaris RAV4 Camry"), ("Honda", "Civic Jazz Accord CR-V"),
-        ("Volkswagen", "Golf Polo Passat Tiguan"), ("Skoda", "Octavia Fabia Superb Kodiaq"),
-        ("Ford", "Focus Fiesta Mustang Puma"), ("Kia", "Niro Ceed Sportage Picanto"),
-        ("Hyundai", "Ioniq Kona Tucson i30"), ("Mazda", "MX-5 CX-30 Mazda3"), ("Subaru", "Outback Forester Impreza"),
-        ("Volvo", "XC40 V60 S90"), ("Renault", "Clio Megane Zoe"), ("Peugeot", "208 308 3008"),
-        ("Fiat", "Panda Tipo"), ("Nissan", "Leaf Micra Qashqai"), ("Tesla", "Model 3"), ("Mini", "Cooper Countryman"),
+        ("Toyota", "Corolla,Prius,Yaris,RAV4,Camry"), ("Honda", "Civic,Jazz,Accord,CR-V"),
+        ("Volkswagen", "Golf,Polo,Passat,Tiguan"), ("Skoda", "Octavia,Fabia,Superb,Kodiaq"),
+        ("Ford", "Focus,Fiesta,Mustang,Puma"), ("Kia", "Niro,Ceed,Sportage,Picanto"),
+        ("Hyundai", "Ioniq,Kona,Tucson,i30"), ("Mazda", "MX-5,CX-30,Mazda3"), ("Subaru", "Outback,Forester,Impreza"),
+        ("Volvo", "XC40,V60,S90"), ("Renault", "Clio,Megane,Zoe"), ("Peugeot", "208,308,3008"),
+        ("Fiat", "Panda,Tipo"), ("Nissan", "Leaf,Micra,Qashqai"), ("Tesla", "Model 3"), ("Mini", "Cooper,Countryman"),
     )
-    for model in models.split()
+    for model in models.split(",")  # commas: "Model 3" is one model
 )
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -133,7 +133,8 @@ def _dates() -> tuple[str, ...]:
 
 DATES = _dates()
 FLOORS = tuple(range(2, 41))  # apartment floors, rendered as ordinals
-PARKING = tuple(range(100, 1000))  # three-digit numbers (parking spots, desks)
+# Three-digit numbers (parking spots, desks), minus those that are part of a car name (Peugeot 208).
+PARKING = tuple(n for n in range(100, 1000) if not any(str(n) in car.split() for car in CARS))
 
 
 def ordinal(n: int) -> str:
