@@ -15,6 +15,7 @@ Modes at the question:
   than the question), else "I don't know". This makes eviction observable in the score.
 - `store_retrieve`: store_memory("answer", <answer>), then retrieve_memory("answer"), then
   reply with what the tool returned (the tool-using transcript of full delivery).
+- `http_error`: answer HTTP 500, so the eval output shows how a failed rollout is recorded.
 Streamed parts (`[Conversation part i of N]`) are acknowledged with "OK"; with `--store-parts`
 and tools offered, each part is first stored with store_memory("part_<i>", <part text>),
 and at the question list_memories is called before answering in `visible` mode.
@@ -82,6 +83,8 @@ class Script:
         entry = next((e for e in self.entries if e["question"] == question and e.get("marker", "") in everything),
                      {"mode": "visible", "answer": ""})
         mode, answer, stale = entry.get("mode", "visible"), entry.get("answer", ""), entry.get("stale", "")
+        if mode == "http_error":
+            return {"http_error": 500}
         if mode == "right":
             return {"content": answer}
         if mode == "stale":
@@ -170,6 +173,9 @@ def make_handler(script: Script, record: Path):
                 return
             self._record(body)
             message = script.reply(body)
+            if "http_error" in message:
+                self._send_json(message["http_error"], {"error": {"message": "scripted server error", "type": "server_error"}})
+                return
             if not body.get("stream"):
                 self._send_json(200, _completion(message))
                 return
