@@ -191,3 +191,19 @@ def test_unwritable_output_is_one_line_and_exit_1(tmp_path, capsys):
     assert run_cli("--system", "grep", "--categories", "update", "--dataset", str(data), "--out", str(blocker)) == 1
     err = capsys.readouterr().err
     assert "cannot write the results under" in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_http_system_sends_the_api_key_from_the_named_variable(tmp_path, capsys, monkeypatch):
+    from contract_procs import start_reference
+
+    require("bm25")
+    server = start_reference(tmp_path, "--api-key-env", "MA_BENCH_KEY", env={"MA_BENCH_KEY": "s3cret"})
+    try:
+        argv = ["--system", server.url, "--limit", "1", "--categories", "recall", "--out", str(tmp_path / "out")]
+        assert run_cli(*argv) == 1
+        assert "failed with HTTP 401" in capsys.readouterr().err
+        monkeypatch.setenv("MA_BENCH_KEY", "s3cret")
+        assert run_cli(*argv, "--api-key-env", "MA_BENCH_KEY") == 0
+    finally:
+        server.stop()
