@@ -83,13 +83,13 @@ def main() -> int:
           f"{os.getloadavg()[0]:.2f}\n")
 
     small = [measure(100, 100) for _ in range(args.repeat)]
-    best = min(small, key=lambda r: r["wall"])
+    wall = min(r["wall"] for r in small)
     rows = [
-        (f"(a) 500 tasks, build + write (s, best of {args.repeat})", f"{best['wall']:.3f}", "< 0.5", best["wall"] < 0.5),
-        ("    CPU time of that run (s)", f"{best['cpu']:.3f}", "", None),
+        (f"(a) 500 tasks, build + write (s, best of {args.repeat})", f"{wall:.3f}", "< 0.5", wall < 0.5),
+        (f"    CPU time (s, best of {args.repeat})", f"{min(r['cpu'] for r in small):.3f}", "", None),
         (f"    python3 generator.py wall, start-up included (s, best of {args.repeat})",
          f"{min(cli_wall() for _ in range(args.repeat)):.3f}", "", None),
-        ("    peak memory (MB)", f"{best['peak_mb']:.0f}", "", None),
+        ("    peak memory (MB)", f"{max(r['peak_mb'] for r in small):.0f}", "", None),
     ]
     if not args.skip_large:
         large = measure(2000, 1000)
@@ -101,6 +101,8 @@ def main() -> int:
             ("    output size (MB)", f"{large['mb']:.0f}", "", None),
         ]
     print(table(rows))
+    print(f"\nload average at the end {os.getloadavg()[0]:.2f}; with other work on the machine, wall time "
+          "exceeds CPU time and the CPU figure is the better estimate of an idle run")
     return 0
 
 

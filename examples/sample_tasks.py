@@ -61,13 +61,14 @@ def marked_turns(task: Task) -> dict[int, str]:
 
 
 def visible_turns(task: Task, marks: dict[int, str], full: bool) -> list[int]:
-    """Indices of the turns to print: all, or the ends plus every marked turn and its reply."""
+    """Indices of the turns to print: all, or the ends plus every marked turn with the other
+    half of its user/assistant pair (a recap by the assistant needs the question it answers)."""
     count = len(task.turns)
     if full or count <= SHOW_ALL_UP_TO:
         return list(range(count))
     keep = set(range(EDGE)) | set(range(count - EDGE, count))
     for i in marks:
-        keep.update((i, i + 1) if i + 1 < count else (i,))
+        keep.update((i, i + 1 if task.turns[i].role == "user" else i - 1))
     shown = sorted(keep)
     # Eliding a single user/assistant pair saves no space: show it instead.
     for a, b in zip(shown, shown[1:]):
@@ -101,6 +102,9 @@ def render(task: Task, width: int, full: bool = False) -> Iterator[str]:
     shown = visible_turns(task, marks, full)
     index_width = len(str(len(task.turns) - 1))
     prefix_width = index_width + 2 + 5 + 10 + 2  # index, session, role, marker
+    starts: dict[int, int] = {}
+    for turn in task.turns:
+        starts.setdefault(turn.session, turn.timestamp)
     previous, session = -1, None
     for i in shown:
         if i > previous + 1:
@@ -108,7 +112,7 @@ def render(task: Task, width: int, full: bool = False) -> Iterator[str]:
         turn = task.turns[i]
         if turn.session != session:
             session = turn.session
-            yield f"{'':>{index_width}}  -- session {session}: {_when(turn.timestamp)} --"
+            yield f"{'':>{index_width}}  -- session {session}, from {_when(starts[session])} --"
         prefix = f"{i:>{index_width}}  s{turn.session:<3} {turn.role:<10}{marks.get(i, ' ')} "
         lines = textwrap.wrap(turn.content, max(20, width - prefix_width)) or [""]
         yield prefix + lines[0]

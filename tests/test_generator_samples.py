@@ -70,6 +70,8 @@ def test_one_task_by_id(sample_tasks, capsys, shipped, task_id):
         assert re.match(rf" *{i}  s{task.turns[i].session} +user +\* ", lines[i]), lines[i]
     starred = [i for i, line in lines.items() if re.match(r" *\d+  s\d+ +\w+ +\* ", line)]
     assert starred == task.evidence
+    headers = [int(n) for n in re.findall(r"^ *-- session (\d+), from \w{3} ", out, re.M)]
+    assert headers == sorted({task.turns[i].session for i in lines})
 
 
 def test_long_conversation_is_elided_with_exact_counts(sample_tasks, capsys, shipped):
