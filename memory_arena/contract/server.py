@@ -306,8 +306,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="SQLite file, created if missing (default ./memory-arena.sqlite3)")
     parser.add_argument("--api-key-env", metavar="VAR",
                         help="require the API key held in this environment variable (default: no auth)")
+    from memory_arena.systems import SYSTEMS
+
     parser.add_argument("--backend", default=DEFAULT_BACKEND,
-                        help=f"search backend, a built-in memory system (default {DEFAULT_BACKEND})")
+                        help=f"search backend, a built-in memory system: {', '.join(SYSTEMS)} (default {DEFAULT_BACKEND})")
     parser.add_argument("--max-top-k", type=int, default=DEFAULT_MAX_TOP_K,
                         help=f"larger top_k values are clamped to this (default {DEFAULT_MAX_TOP_K})")
     parser.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY,
