@@ -21,9 +21,8 @@ from memory_arena.tasks.common import BuildConfig
 from memory_arena.tasks.schema import Task, dataset_dir
 
 N = 100
-# Seeds besides the shipped 42. Seed 7 is left out on purpose: one of its temporal tasks shows
-# a known clock bug, pinned separately by test_known_temporal_clock_drift.
-OTHER_SEEDS = (1, 3, 2024)
+# Seeds besides the shipped 42; seed 7 once had a temporal session on the wrong weekday.
+OTHER_SEEDS = (1, 7, 2024)
 LABELS = ("shipped",) + tuple(f"seed{s}" for s in OTHER_SEEDS)
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 FACT_OPS = ("state", "update", "correct")

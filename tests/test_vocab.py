@@ -21,8 +21,6 @@ from memory_arena.tasks.vocab import KINDS, date_aliases, ordinal, ordinal_word
 
 # Module-level names that hold the value pools themselves (not conversation text).
 POOLS = {"CITIES", "PEOPLE", "PETS", "COMPANIES", "CARS", "DATES", "FLOORS", "PARKING", "MONTH_DAYS", "KINDS"}
-# Collisions found and reported; each must disappear once the vocabulary is fixed
-# (test_known_collisions_are_still_there then fails and this set is emptied).
 
 
 def words(text: str) -> frozenset[str]:
