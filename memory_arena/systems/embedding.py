@@ -91,8 +91,11 @@ def ensure_model() -> Path:
         return target
     _version("torch")  # a clear message rather than a traceback from the subprocess
     sys.stderr.write(f"memory-arena: building the static embedding model once into {target} (about 30 s)\n")
+    # The child imports this package from wherever this process did, installed or not.
+    package_root = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p)
     done = subprocess.run([sys.executable, "-m", "memory_arena.systems.embedding", "--build", str(target)],
-                          env={**os.environ, **_OFFLINE}, capture_output=True, text=True)
+                          env={**os.environ, **_OFFLINE, "PYTHONPATH": path}, capture_output=True, text=True)
     if done.returncode != 0 or not (target / "model.safetensors").is_file():
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"building the static embedding model failed: {tail}")
