@@ -7,7 +7,9 @@ question searched with `top_k = K`, and the ranking scored against `meta.evidenc
 
 - `tasks.jsonl`: one scored record per task (ranking as turn indices, metrics);
 - `summary.json`: the metrics per category and overall;
-- `timing.json`: Add (per session) and Search latency p50/p95 per category and overall;
+- `timing.json`: Add (per session) and Search latency p50/p95 per category and overall; the
+  Search is the first after the task's Adds, so it includes any indexing a system defers to
+  it (the built-in systems index lazily, on that search);
 - `scorecard.md`: the two tables, metrics and latencies.
 
 `tasks.jsonl` and `summary.json` hold no time measurement: the same system on the same
