@@ -1,9 +1,7 @@
-"""Test support: run the real `vf-eval` CLI of the active verifiers against the scripted
-server (`scripted_server.py`) and read the eval's own output files back.
-
-Both verifiers versions are driven through their own CLI flags; `read_rollouts` turns either
-output format into one `Rollout` per task so the tests can check every reward. v1 `vf-eval`
-exits 0 even when rollouts fail, so `Rollout.errors` carries the errors of the output.
+"""Test support: the scripted server as a subprocess, and the real `vf-eval` CLI of the
+active verifiers run against it, its own output files read back through
+`memory_arena.envs.vf_eval` (one `Rollout` per task, errors included: v1 `vf-eval` exits 0
+even when rollouts fail).
 """
 
 from __future__ import annotations
@@ -13,26 +11,16 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from memory_arena.envs import core
-from memory_arena.environment import verifiers_api
+from memory_arena.envs import core, vf_eval
 from memory_arena.tasks.schema import Task
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 KEY_VAR = "MEMORY_ARENA_TEST_KEY"
 MODEL = "scripted"
-
-
-@dataclass
-class Rollout:
-    task_id: str
-    reward: float | None
-    metrics: dict[str, float | None] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
 
 
 class ScriptedServer:
@@ -88,72 +76,24 @@ def script_entry(task: Task, mode: str, stale: str | None = None) -> dict[str, A
     return {"question": task.question, "marker": marker, "answer": task.answer, "stale": wrong, "mode": mode}
 
 
-def vf_eval_command(url: str, out: Path, num_examples: int, args: dict[str, Any], concurrency: int | None) -> list[str]:
-    """The vf-eval command line of the active verifiers version for these env arguments."""
-    if verifiers_api() == "v1":
-        cmd = [str(BIN / "vf-eval"), "memory-arena", "-m", MODEL, "--client.base-url", url,
-               "--client.api-key-var", KEY_VAR, "-n", str(num_examples), "-r", "1", "--no-push", "-o", str(out)]
-        for key, value in args.items():
-            cmd += [f"--env.taskset.{key.replace('_', '-')}", json.dumps(value) if not isinstance(value, str) else value]
-        if concurrency is not None:
-            cmd += ["-c", str(concurrency)]
-        return cmd
-    cmd = [str(BIN / "vf-eval"), "memory-arena", "-m", MODEL, "-b", url, "-k", KEY_VAR, "-n", str(num_examples),
-           "-r", "1", "-s", "-d", "-o", str(out), "-a", json.dumps(args)]
-    if concurrency is not None:
-        cmd += ["-c", str(concurrency)]
-    return cmd
-
-
 def run_vf_eval(server: ScriptedServer, out: Path, num_examples: int, args: dict[str, Any],
-                concurrency: int | None = None, timeout: float = 900) -> list[Rollout]:
+                concurrency: int | None = None, timeout: float = 900) -> list[vf_eval.Rollout]:
     """Run vf-eval as a subprocess, fail on a non-zero exit, return the rollouts it wrote."""
     env = dict(os.environ, **{KEY_VAR: "scripted-key"})
     # The v1 chat harness and tool servers are started through this venv's tools (uv, python).
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    cmd = vf_eval_command(server.url, out, num_examples, args, concurrency)
+    cmd = vf_eval.command(server.url, MODEL, KEY_VAR, num_examples, args, out, concurrency=concurrency,
+                          vf_eval=str(BIN / "vf-eval"))
     proc = subprocess.run(cmd, cwd=server.workdir, env=env, capture_output=True, text=True, timeout=timeout)
     log = f"$ {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     (server.workdir / "vf-eval.log").write_text(log, encoding="utf-8")
     if proc.returncode != 0:
         raise AssertionError(f"vf-eval exited {proc.returncode}:\n{log}")
-    return read_rollouts(out)
+    return vf_eval.read_rollouts(out)
 
 
-def output_files(out: Path) -> list[Path]:
-    """The per-run result files vf-eval wrote under `out` (v1: traces.jsonl, classic: results.jsonl)."""
-    name = "traces.jsonl" if verifiers_api() == "v1" else "results.jsonl"
-    return sorted(out.rglob(name))
-
-
-def read_rollouts(out: Path) -> list[Rollout]:
-    files = output_files(out)
-    if len(files) != 1:
-        raise AssertionError(f"expected one result file under {out}, found {files}")
-    lines = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [_v1_rollout(line) if verifiers_api() == "v1" else _classic_rollout(line) for line in lines]
-
-
-def _v1_rollout(episode: dict[str, Any]) -> Rollout:
-    errors = [e.get("message", "") for e in episode.get("errors") or []]
-    traces = episode.get("traces") or []
-    if not traces:
-        return Rollout(episode["task"]["data"]["id"], None, {}, errors or ["no trace"])
-    trace = traces[0]
-    errors += [e.get("message", "") for e in trace.get("errors") or []]
-    rewards = [r for r in (trace.get("rewards") or {}).values()]
-    reward = None if not rewards or any(r is None for r in rewards) else sum(r["score"] * r["weight"] for r in rewards)
-    return Rollout(episode["task"]["data"]["id"], reward, dict(trace.get("metrics") or {}), errors)
-
-
-def _classic_rollout(row: dict[str, Any]) -> Rollout:
-    info = row["info"] if isinstance(row["info"], dict) else json.loads(row["info"])
-    error = row.get("error")
-    return Rollout(info["task_id"], row.get("reward"), dict(row.get("metrics") or {}), [str(error)] if error else [])
-
-
-def by_task(rollouts: Iterable[Rollout]) -> dict[str, Rollout]:
-    out: dict[str, Rollout] = {}
+def by_task(rollouts: Iterable[vf_eval.Rollout]) -> dict[str, vf_eval.Rollout]:
+    out: dict[str, vf_eval.Rollout] = {}
     for rollout in rollouts:
         assert rollout.task_id not in out, f"two rollouts for {rollout.task_id}"
         out[rollout.task_id] = rollout
