@@ -14,7 +14,8 @@ import pytest
 from memory_arena.cli import main
 from memory_arena.tasks.schema import CATEGORIES
 
-from test_results_fixtures import replies, run_bench, run_offline, shipped, write_v03, write_v04
+from test_results_fixtures import (VF_EVAL_V03, VF_EVAL_V04, replies, run_bench, run_offline, shipped, write_v03,
+                                   write_v04)
 
 pytest.importorskip("matplotlib")
 CHARTS = ("memory_score", "categories", "depth", "stale", "failures")
@@ -191,6 +192,17 @@ def test_two_eval_folders(tmp_path):
     rows = {row[0]: row for row in page.tables["side-by-side"][1:]}
     assert rows["m, Memory Tool"][1].startswith("100.0")
     assert float(rows["m, No Memory Tool"][-1]) > 0  # the stale-fact replies show up as stale
+
+
+def test_real_vf_eval_folders_of_both_versions(tmp_path):
+    assert main(["report", str(VF_EVAL_V03), str(VF_EVAL_V04), "--out", str(tmp_path)]) == 0
+    page = Page((tmp_path / "report.html").read_text())
+    rows = page.tables["side-by-side"][1:]
+    assert len(rows) == 2 and all(r[0].startswith("scripted, Memory Tool [") for r in rows)
+    assert rows[0][1:] == rows[1][1:]  # the same scripted replies under both versions
+    runs = page.tables["runs"][1:]
+    assert [r[1] for r in runs] == ["vf-eval 0.3", "vf-eval 0.4"]
+    assert all("1 of 5 rollouts errored and are not scored" in r[3] for r in runs)
 
 
 def _one_line_error(capsys, argv, needle, code=2):

@@ -148,18 +148,21 @@ def test_corrupt_jsonl_line_names_file_and_line(tmp_path):
 # -- real vf-eval output ---------------------------------------------------------------------
 @pytest.mark.parametrize("folder,version", [(VF_EVAL_V03, "0.3"), (VF_EVAL_V04, "0.4")])
 def test_real_vf_eval_output(folder, version):
-    if not folder.exists():
-        pytest.skip(f"{folder.name}: no vf-eval output recorded yet")
-    runs = load_results(folder)
-    assert runs and all(r.format == f"vf-eval {version}" for r in runs)
-    for run in runs:
-        assert run.rollouts > 0
-        assert run.report["n"] == run.rollouts - run.errored
-        # vf-eval saved the transcripts; a fixture older than the shipped dataset keeps its rewards.
-        assert run.rescored + run.other_dataset == run.report["n"]
-        assert run.disagreements == 0  # the environment's reward is the scorer's verdict
-        assert sum(run.report["reasons"].values()) == run.report["n"]
-        assert run.report["stale_rate"]["n"] > 0
+    """tests/fixtures/make_vf_eval_fixtures.py: five tasks with the memory tool, answered right,
+    with a superseded value, with a hedge, through store-then-retrieve, and one HTTP 500."""
+    [run] = load_results(folder)
+    assert run.format == f"vf-eval {version}"
+    assert run.label == "scripted, Memory Tool"
+    assert (run.rollouts, run.errored) == (5, 1)
+    assert run.report["n"] == 4
+    assert run.disagreements == 0  # the environment's reward is the scorer's verdict
+    # vf-eval saved the transcripts; a fixture older than the shipped dataset keeps its rewards.
+    assert run.rescored + run.other_dataset == 4
+    if run.rescored == 4:
+        assert run.report["reasons"]["hedged"] == 1
+        assert run.report["stale_rate"]["count"] == 2  # the stale reply and the hedge
+    assert sum(c["correct"] for c in run.report["categories"].values()) == 2
+    assert any("1 of 5 rollouts errored" in c for c in run.caveats())
 
 
 # -- bench -----------------------------------------------------------------------------------
