@@ -13,7 +13,7 @@ import sys
 
 # name -> (module, one-line help). The order is the order of `memory-arena --help`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "score": ("memory_arena.results", "Memory Score report of a vf-eval output folder or a run_offline JSON"),
+    "score": ("memory_arena.results", "Memory Score report of any result: vf-eval folder, run_offline JSON or bench output"),
     "serve": ("memory_arena.contract.server", "run the reference Add/Search memory server"),
     "check-endpoint": ("memory_arena.contract.checker", "check any Add/Search service against the contract"),
     "bench": ("memory_arena.bench", "retrieval bench of a memory system on the MemoryArena tasks"),
