@@ -15,29 +15,14 @@ import os
 import sys
 from pathlib import Path
 
+from memory_arena.cli import UsageParser, positive_int
 from memory_arena.tasks import CATEGORIES, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line, exit 2
-        sys.stderr.write(f"generator.py: error: {message}\n")
-        raise SystemExit(2)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return value
-
-
 def _max_noise(text: str) -> int:
-    value = _positive(text)
+    value = positive_int(text)
     if value < 10:
         raise argparse.ArgumentTypeError(f"must be at least 10 (the shortest recall depth bucket), got {value}")
     return value
@@ -59,8 +44,8 @@ def _categories(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="generator.py", description="Generate or check the MemoryArena task files.")
-    parser.add_argument("--n", type=_positive, default=DEFAULT_N, help="tasks per category (default %(default)s)")
+    parser = UsageParser(prog="generator.py", description="Generate or check the MemoryArena task files.")
+    parser.add_argument("--n", type=positive_int, default=DEFAULT_N, help="tasks per category (default %(default)s)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="dataset seed (default %(default)s)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: the shipped memory_arena/dataset)")
     parser.add_argument("--categories", type=_categories, default=list(CATEGORIES), metavar="A,B",

@@ -21,14 +21,9 @@ except ImportError:  # running from a fresh clone: the package sits next to this
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_arena.baselines import BASELINE_NAMES, make_baseline
+from memory_arena.cli import UsageParser
 from memory_arena.tasks.schema import DatasetError, load_tasks
 from memory_arena.verifier.metrics import build_report, format_report
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        sys.stderr.write(f"run_offline.py: error: {message}\n")
-        raise SystemExit(2)
 
 
 def _baselines(text: str) -> list[str]:
@@ -40,7 +35,7 @@ def _baselines(text: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="run_offline.py", description="Offline baselines through the real MemoryArena scorer.")
+    parser = UsageParser(prog="run_offline.py", description="Offline baselines through the real MemoryArena scorer.")
     parser.add_argument("--baselines", type=_baselines, default=list(BASELINE_NAMES), metavar="A,B",
                         help="comma-separated subset of " + ",".join(BASELINE_NAMES))
     parser.add_argument("--data", type=Path, default=None, help="dataset folder (default: the shipped dataset)")

@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence, TextIO
 from memory_arena.systems import SYSTEMS, MemorySystem, build_system, ingest_task, is_url
 from memory_arena.systems.retrieval import percentile, score_ranking, summarise, turn_ranking
 from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
+from memory_arena.cli import positive_int
 
 
 # -- running -------------------------------------------------------------------------------
@@ -186,16 +187,6 @@ def write_system(out: Path, name: str, system: MemorySystem, k: int, records: li
 
 
 # -- CLI -----------------------------------------------------------------------------------
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system", required=True, metavar="NAME_OR_URL",
                         help=f"memory system(s), comma-separated: {', '.join(SYSTEMS)}, 'all' (every built-in) "

@@ -29,6 +29,17 @@ class UsageParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = UsageParser(prog="memory-arena", description="MemoryArena: does a memory keep the newest truth?")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=UsageParser)

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from .common import mentions
+from .common import DAY_MS, EPOCH_MS, mentions
 from .recall import depth_buckets
 from .schema import CATEGORIES, Task
 
@@ -33,8 +33,8 @@ def check_task(task: Task, category: str) -> list[str]:
     turns = task.turns
     if not turns:
         return problems + ["no turns"]
-    if any(t.role not in ("user", "assistant") for t in turns):
-        problems.append("a turn's role is neither user nor assistant")
+    if any(t.role != ("user", "assistant")[i % 2] for i, t in enumerate(turns)) or len(turns) % 2:
+        problems.append("turns do not alternate user/assistant from a user turn to an assistant turn")
     if any(b.timestamp <= a.timestamp for a, b in zip(turns, turns[1:])):
         problems.append("timestamps are not strictly increasing")
     if any(b.session < a.session for a, b in zip(turns, turns[1:])) or turns[0].session < 0:
@@ -58,6 +58,17 @@ def check_task(task: Task, category: str) -> list[str]:
     for value in task.meta["stale"]:
         if value.casefold() in folded_forms:
             problems.append(f"stale value {value!r} equals the answer")
+    if category == "temporal":
+        # Session d is weekday d of the task's week (the clock starts on a Monday).
+        if any((t.timestamp - EPOCH_MS) // DAY_MS % 7 != t.session for t in turns):
+            problems.append("a temporal session does not fall on its weekday")
+    else:
+        # Every value the user gave the asked slot, other than the answer, must be listed as stale.
+        stated = {e["value"] for e in task.meta["events"] if e.get("slot") == task.meta["slot"]
+                  and e.get("subject") == "user" and "value" in e}
+        missing_stale = sorted(v for v in stated if v.casefold() not in folded_forms and v not in task.meta["stale"])
+        if missing_stale:
+            problems.append(f"stale lacks {missing_stale}")
     for kind in ("stale", "distractors"):
         for value in task.meta[kind]:
             if not any(mentions(t.content, value) for t in turns):

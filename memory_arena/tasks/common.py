@@ -7,7 +7,6 @@ Nothing here touches the global `random`: every draw goes through the `rng` a bu
 from __future__ import annotations
 
 import hashlib
-import re
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +42,11 @@ def task_rng(seed: int, category: str, index: int) -> random.Random:
     the collisions of additive schemes across categories and seeds."""
     digest = hashlib.sha256(f"memory-arena:{seed}:{category}:{index}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def pick(rng: random.Random, options):
+    """`rng.choice` for the hot paths: one C-level draw instead of rejection sampling in Python."""
+    return options[int(rng.random() * len(options))]
 
 
 def even_between(rng: random.Random, low: int, high: int) -> int:
@@ -93,28 +97,33 @@ class Conversation:
         else:
             self.clock += self.rng.randint(2 * HOUR_MS, 30 * HOUR_MS)
 
-    def _maybe_break_session(self) -> None:
+    def _break_session(self) -> None:
         # Long conversations span several sessions, so an Add/Search ingest sees realistic boundaries.
-        if self._next_break is not None and len(self.turns) >= self._next_break:
-            self.start_session()
-            self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
+        self.start_session()
+        self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
 
     # -- turns --------------------------------------------------------------------------
     def pair(self, user: str, assistant: str, *, noise: bool) -> int:
-        """Append a user turn and the assistant's reply; returns the user turn's index."""
-        if len(self.turns) % 2 == 0:
-            self._maybe_break_session()
-        index = len(self.turns)
-        for role, content in (("user", user), ("assistant", assistant)):
-            self.clock += self.rng.randint(*self.turn_gap)
-            self.turns.append(Turn(role, content, self.clock, self.session))
+        """Append a user turn and the assistant's reply; returns the user turn's index.
+        (Written flat: long-horizon sets call it millions of times.)"""
+        turns = self.turns
+        if self._next_break is not None and len(turns) >= self._next_break:
+            self._break_session()
+        index = len(turns)
+        low, high = self.turn_gap
+        draw = self.rng.random
+        asked = self.clock + low + int(draw() * (high - low + 1))
+        answered = asked + low + int(draw() * (high - low + 1))
+        turns.append(Turn("user", user, asked, self.session))
+        turns.append(Turn("assistant", assistant, answered, self.session))
+        self.clock = answered
         if noise:
             self.noise_turns += 2
         return index
 
     def fact(self, user: str, event: dict[str, Any], assistant: str | None = None) -> int:
         """A user turn that states something the task is about, logged in `events`."""
-        index = self.pair(user, assistant if assistant is not None else self.rng.choice(ACKS), noise=False)
+        index = self.pair(user, assistant if assistant is not None else pick(self.rng, ACKS), noise=False)
         self.events.append({"turn": index, **event})
         return index
 
@@ -143,8 +152,20 @@ class Conversation:
 
 
 def mentions(text: str, value: str) -> bool:
-    """Whether `value` occurs in `text` as whole words, ignoring case."""
-    return re.search(r"(?<!\w)" + re.escape(value.casefold()) + r"(?!\w)", text.casefold()) is not None
+    """Whether `value` occurs in `text` as whole words, ignoring case (the boundary test means
+    what `\\w` means in `re`, without compiling a pattern per value)."""
+    text, value = text.casefold(), value.casefold()
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        if not (start and _word_char(text[start - 1])) and not (end < len(text) and _word_char(text[end])):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def value_aliases(kind: str, value: str) -> list[str]:

@@ -31,7 +31,7 @@ SCRATCH = ("Scratch that, it's {new}.", "Wait, no. Scratch that: {new}.", "Ignor
            "Oops, I meant {new}.")
 RECAP_ASK = ("Can you recap what I told you about {noun}?", "Quick check: what do you have down for {noun}?",
              "Remind me what I said about {noun}?")
-RECAP_SAY = ("You told me {old}.", "I have {old} for {noun}.", "From what you said earlier: {old}.")
+RECAP_SAY = ("You told me {old}.", "My notes say {old}.", "From what you said earlier: {old}.")
 RECAP_FIX = ("No, that's wrong, it's {new}. I misspoke before.", "Not quite. It's {new}, I said the wrong thing earlier.",
              "That's not right: {new}, not {old}.")
 AGAIN = ("Ugh, I was wrong again. It's {new}, not {old}.", "Sorry, one more fix: not {old} either, it's {new}.",

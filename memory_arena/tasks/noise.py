@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .common import Conversation
+from .common import Conversation, pick
 from .slots import Slot
 from .vocab import CHORES, FOODS, HOBBIES, RELATIVES, SHOWS, TOPICS, WEATHER, WEEKDAYS
 
@@ -23,7 +23,7 @@ SMALL_TALK: tuple[tuple[str, str], ...] = (
     ("It's been {weather} all day here.", "Days like that are perfect for staying in with a good book."),
     ("The forecast says {weather} weather for the whole weekend.", "Might be a good weekend for indoor plans then."),
     ("I've been getting into {hobby} lately.", "That's a great way to unwind. What got you started?"),
-    ("Do you think {hobby} is hard to learn as an adult?", "Not at all. Short, regular practice matters more than talent."),
+    ("Is it too late to get into {hobby} as an adult?", "Not at all. Short, regular practice matters more than talent."),
     ("Watched {show} yesterday, it was better than I expected.", "Nice! It's always fun when something surprises you."),
     ("Can you recommend something like {show}?", "If you liked that, try something with a similar pace and a strong narrator."),
     ("I spent the whole afternoon {chore}.", "Not glamorous, but it feels good once it's done."),
@@ -111,13 +111,21 @@ MENTIONS: dict[str, tuple[tuple[str, str | None], ...]] = {
 }
 
 
+FILLS: dict[str, tuple[str, ...]] = {"food": FOODS, "hobby": HOBBIES, "show": SHOWS, "weather": WEATHER,
+                                     "chore": CHORES, "topic": TOPICS, "day": WEEKDAYS}
+# The one placeholder each small-talk pair uses (or None), found once: only that value is drawn.
+_FIELD = tuple(next((f for f in FILLS if "{" + f + "}" in user + assistant), None) for user, assistant in SMALL_TALK)
+
+
 def small_talk(conv: Conversation) -> None:
     rng = conv.rng
-    user, assistant = rng.choice(SMALL_TALK)
-    fill = {"food": rng.choice(FOODS), "hobby": rng.choice(HOBBIES), "show": rng.choice(SHOWS),
-            "weather": rng.choice(WEATHER), "chore": rng.choice(CHORES), "topic": rng.choice(TOPICS),
-            "day": rng.choice(WEEKDAYS)}
-    conv.pair(user.format(**fill), assistant.format(**fill), noise=True)
+    index = int(rng.random() * len(SMALL_TALK))
+    user, assistant = SMALL_TALK[index]
+    field = _FIELD[index]
+    if field is not None:
+        mark, value = "{" + field + "}", pick(rng, FILLS[field])
+        user, assistant = user.replace(mark, value), assistant.replace(mark, value)
+    conv.pair(user, assistant, noise=True)
 
 
 def typed_mention(kind: str) -> Callable[[Conversation], None]:
