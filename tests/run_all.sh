@@ -6,6 +6,7 @@
 #
 # Two virtual environments under .venvs/ (override with MEMORY_ARENA_VENVS):
 #   v04: verifiers 0.4.0 and every optional extra; runs the full suite, slow tests included.
+#        (The dense system distils its model once into ~/.cache/memory-arena on first use, 30 s to 3 min.)
 #   v03: verifiers 0.3.1; runs the tests marked `verifiers` (the environment on the classic API).
 # Installs are skipped when the pins have not changed since the last run (a stamp file).
 # Set MEMORY_ARENA_FAST=1 to skip the tests marked `slow`.
@@ -43,7 +44,7 @@ system_packages() {
 }
 
 system_packages
-venv v04 -e ".[test,server,bm25,report]" "verifiers==0.4.0"
+venv v04 -e ".[test,server,bm25,report,dense]" "verifiers==0.4.0"
 venv v03 -e ".[test,server]" "verifiers==0.3.1"
 
 marker=()
