@@ -31,7 +31,8 @@ DEFAULT_CHUNK_TURNS = 8
 """Turns per streamed part (the shipped tasks average about 8 parts)."""
 DEFAULT_WINDOW = 1
 """Streamed parts kept in view: with the defaults only the last 8 turns or fewer are visible
-at the question, and the evidence of 435 of the 500 shipped tasks (87%) is out of view."""
+at the question, so the evidence of most shipped tasks is out of view by then (the share is
+printed by `tests/test_env_core.py::test_default_window_hides_most_evidence`)."""
 DEFAULT_SEED = 42
 """The generator's default seed, used when only `n` is given."""
 DEFAULT_N = 100
