@@ -13,6 +13,7 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
+from verifiers.utils.message_utils import normalize_messages
 
 from memory_arena.envs import core
 from memory_arena.memory_tools import MemoryStore, tool_schemas
@@ -75,7 +76,6 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
         state["parts"] = core.chunk_texts(task, self.settings.chunk_turns) if self.settings.delivery == "stream" else []
         state["parts_sent"] = 1 if state["parts"] else 0
         state["question_sent"] = self.settings.delivery == "full"
-        state["answered"] = False
         return state
 
     async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
@@ -98,13 +98,7 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
         transcript = state["transcript"]
         transcript.extend(state["trajectory"][-1]["completion"])
         transcript.extend(await self.env_response(transcript, state))
-        return self._normalize(core.evict(transcript, self.settings.window))
-
-    @staticmethod
-    def _normalize(messages: list[Any]) -> vf.Messages:
-        from verifiers.utils.message_utils import normalize_messages
-
-        return normalize_messages(messages, field_name="prompt_messages")
+        return normalize_messages(core.evict(transcript, self.settings.window), field_name="prompt_messages")
 
     @vf.stop
     async def question_answered(self, state: vf.State) -> bool:
