@@ -44,7 +44,7 @@ system_packages() {
 }
 
 system_packages
-venv v04 -e ".[test,server,bm25,report,dense]" "verifiers==0.4.0"
+venv v04 -e ".[test,server,bm25,report,dense]" "verifiers==0.4.0" uv  # uv runs the 0.4 chat harness
 venv v03 -e ".[test,server]" "verifiers==0.3.1"
 
 marker=()
