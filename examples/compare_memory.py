@@ -16,7 +16,6 @@ The two eval output folders stay under --out for `memory-arena report`.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -28,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
+from memory_arena.cli import UsageParser, positive_int  # noqa: E402
 from memory_arena.envs import core, vf_eval  # noqa: E402
 from memory_arena.results import load_results  # noqa: E402
 from memory_arena.tasks.schema import CATEGORIES  # noqa: E402
@@ -49,14 +49,14 @@ def _vf_eval_executable() -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = UsageParser(prog="compare_memory.py", description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", required=True, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--model", required=True, help="model name the endpoint serves")
     parser.add_argument("--api-key-var", default="OPENAI_API_KEY", help="environment variable holding the API key")
-    parser.add_argument("-n", "--num-examples", type=int, default=20, help="tasks (categories interleaved)")
+    parser.add_argument("-n", "--num-examples", type=positive_int, default=20, help="tasks (categories interleaved)")
     parser.add_argument("--delivery", choices=core.DELIVERIES, default="stream")
-    parser.add_argument("--chunk-turns", type=int, default=core.DEFAULT_CHUNK_TURNS)
-    parser.add_argument("--window", type=int, default=core.DEFAULT_WINDOW)
+    parser.add_argument("--chunk-turns", type=positive_int, default=core.DEFAULT_CHUNK_TURNS)
+    parser.add_argument("--window", type=positive_int, default=core.DEFAULT_WINDOW)
     parser.add_argument("-c", "--concurrency", type=int, default=None, help="rollouts in flight")
     parser.add_argument("--out", default="outputs/compare_memory", help="folder for the two eval outputs")
     args = parser.parse_args()
