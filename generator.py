@@ -11,11 +11,10 @@ output is byte-identical on every machine and `--n 50` is exactly the first 50 o
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from memory_arena.cli import UsageParser, positive_int
+from memory_arena.cli import UsageParser, comma_list, positive_int
 from memory_arena.tasks import CATEGORIES, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
@@ -35,25 +34,25 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer seed, got {text!r}") from None
 
 
-def _categories(text: str) -> list[str]:
-    names = [c.strip() for c in text.split(",") if c.strip()]
-    unknown = [c for c in names if c not in CATEGORIES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown category {', '.join(unknown) or text!r}; choose from {','.join(CATEGORIES)}")
-    return names
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = UsageParser(prog="generator.py", description="Generate or check the MemoryArena task files.")
     parser.add_argument("--n", type=positive_int, default=DEFAULT_N, help="tasks per category (default %(default)s)")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="dataset seed (default %(default)s)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: the shipped memory_arena/dataset)")
-    parser.add_argument("--categories", type=_categories, default=list(CATEGORIES), metavar="A,B",
+    parser.add_argument("--categories", type=comma_list(CATEGORIES, "category"), default=list(CATEGORIES), metavar="A,B",
                         help="comma-separated subset of " + ",".join(CATEGORIES))
     parser.add_argument("--max-noise", type=_max_noise, default=100, metavar="TURNS",
                         help="most filler turns per task (default %(default)s; e.g. 1000 for long horizons)")
     parser.add_argument("--check", type=Path, metavar="DIR", help="validate DIR against the task record instead of generating")
     return parser
+
+
+def _shown(path: Path) -> str:
+    """The path relative to the working folder when it lies below it, else as given."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out if args.out is not None else dataset_dir()
     counts = write_dataset(out, seed=args.seed, n=args.n, categories=args.categories, max_noise=args.max_noise)
     for category, count in counts.items():
-        print(f"{count:>6} tasks  {os.path.relpath(out / (category + '.jsonl'))}")
+        print(f"{count:>6} tasks  {_shown(out / (category + '.jsonl'))}")
     return 0
 
 

@@ -10,7 +10,6 @@ the answers), replies in plain text, and goes through the real scorer and metric
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -21,22 +20,14 @@ except ImportError:  # running from a fresh clone: the package sits next to this
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_arena.baselines import BASELINE_NAMES, make_baseline
-from memory_arena.cli import UsageParser
+from memory_arena.cli import UsageParser, comma_list
 from memory_arena.tasks.schema import DatasetError, load_tasks
 from memory_arena.verifier.metrics import build_report, format_report
 
 
-def _baselines(text: str) -> list[str]:
-    names = [b.strip() for b in text.split(",") if b.strip()]
-    unknown = [b for b in names if b not in BASELINE_NAMES]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown baseline {', '.join(unknown) or repr(text)}; choose from {','.join(BASELINE_NAMES)}")
-    return names
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = UsageParser(prog="run_offline.py", description="Offline baselines through the real MemoryArena scorer.")
-    parser.add_argument("--baselines", type=_baselines, default=list(BASELINE_NAMES), metavar="A,B",
+    parser.add_argument("--baselines", type=comma_list(BASELINE_NAMES, "baseline"), default=list(BASELINE_NAMES), metavar="A,B",
                         help="comma-separated subset of " + ",".join(BASELINE_NAMES))
     parser.add_argument("--data", type=Path, default=None, help="dataset folder (default: the shipped dataset)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write {baseline: report} as JSON")

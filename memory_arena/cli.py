@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Callable, Sequence
 
 # name -> (module, one-line help). The order is the order of `memory-arena --help`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -38,6 +39,19 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
     return value
+
+
+def comma_list(choices: Sequence[str], what: str) -> Callable[[str], list[str]]:
+    """argparse type: a comma-separated, non-empty subset of `choices` ("recall,update")."""
+
+    def parse(text: str) -> list[str]:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in names if name not in choices]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(unknown) or repr(text)}; choose from {','.join(choices)}")
+        return names
+
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
