@@ -41,6 +41,12 @@ def load_environment(**kwargs: Any):
         seed, n: regenerate n tasks per category with this seed instead of the shipped files.
         system_prompt: replaces the built-in instructions.
         chunk_turns, window: stream delivery shape (defaults in `memory_arena.envs.core`).
+        memory_system: a built-in memory system (full-context, grep, bm25, dense, hybrid) or
+            the http(s) URL of an Add/Search service: the conversation is ingested there and
+            the model sees the `top_k` memories it retrieves for the question (in the system's
+            order, each with its time) instead of the conversation. Not with stream delivery
+            or memory_tool.
+        top_k: memories shown with `memory_system` (default 10).
         anything else: passed to the classic environment constructor (0.3.x) or merged into the
             v1 env config (0.4.x).
     """

@@ -5,6 +5,8 @@ rollout keeps its own transcript in `state`; `get_prompt_messages` appends the m
 reply, runs its tool calls against the rollout's `MemoryStore`, delivers the next streamed
 part (or the question) once the model has answered without tool calls, and sends the
 transcript through `core.evict`. Everything mutable lives in `state`, never on `self`.
+With `memory_system`, the system is built once here and each task's prompt is the memories
+it retrieves (`core.retrieved_prompt`), computed with the dataset.
 """
 
 from __future__ import annotations
@@ -25,16 +27,21 @@ MAX_TURNS = 1_000
 
 def _dataset(tasks: list[Task], settings: core.Settings) -> Dataset:
     system = {"role": "system", "content": core.system_prompt(settings)}
+    memory_system = core.open_memory_system(settings)
     rows = []
     for task in tasks:
-        if settings.delivery == "full":
+        info: dict[str, Any] = {"task_id": task.id, "category": task.category}
+        if memory_system is not None:
+            messages, info["retrieval"] = core.retrieved_prompt(task, memory_system, settings.top_k)
+            prompt = [system, *messages]
+        elif settings.delivery == "full":
             prompt = [system, *core.full_messages(task)]
         else:
             prompt = [system, {"role": "user", "content": core.chunk_texts(task, settings.chunk_turns)[0]}]
         rows.append({
             "prompt": prompt,
             "answer": task.answer,
-            "info": {"task_id": task.id, "category": task.category},
+            "info": info,
             "task": "memory-arena",
         })
     return Dataset.from_list(rows)
@@ -63,6 +70,9 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
             rubric.add_metric(self._label_metric(name))
         for metric in (self.turns_delivered, self.evidence_evicted, self.memory_tool_calls, self.memory_keys_stored):
             rubric.add_metric(metric)
+        if settings.memory_system is not None:
+            for name in ("evidence_retrieved", "memories_shown"):
+                rubric.add_metric(self._retrieval_metric(name))
         dataset = _dataset(tasks, settings)
         tools = [vf.Tool(**schema) for schema in tool_schemas()] if settings.memory_tool else None
         super().__init__(eval_dataset=dataset, rubric=rubric, tool_defs=tools, max_turns=MAX_TURNS, **kwargs)
@@ -130,7 +140,16 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
         metric.__name__ = name
         return metric
 
+    def _retrieval_metric(self, name: str):
+        async def metric(state: vf.State, **kwargs: Any) -> float:
+            return state["info"]["retrieval"][name]
+
+        metric.__name__ = name
+        return metric
+
     async def turns_delivered(self, state: vf.State, **kwargs: Any) -> float:
+        if "retrieval" in state["info"]:
+            return state["info"]["retrieval"]["turns_delivered"]
         task = self.tasks[state["info"]["task_id"]]
         return float(core.turns_delivered(task, self.settings.delivery, self.settings.chunk_turns,
                                           state.get("parts_sent", 0)))

@@ -14,6 +14,12 @@ Delivery modes:
   was shown, is replaced by one short placeholder. The question comes last.
 Eviction is a pure function of the message list (`evict`), so it is idempotent and the
 adapters can apply it to whatever transcript their framework keeps.
+
+With `memory_system` (SPEC §10) the conversation is not delivered at all: it is ingested into
+that memory system, and the model is shown the top `top_k` memories it returns for the
+question (each with its time), then the question. Retrieval happens where the prompts are
+built, once per task, so for a deterministic system the prompt is a pure function of
+(task, system, top_k).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
+from memory_arena.systems import Memory, MemorySystem, build_system, check_name, retrieve_for_task
+from memory_arena.systems.retrieval import turn_ranking
 from memory_arena.tasks.schema import CATEGORIES, Task, load_tasks
 from memory_arena.verifier.scoring import REASONS, score
 
@@ -37,6 +45,8 @@ DEFAULT_SEED = 42
 """The generator's default seed, used when only `n` is given."""
 DEFAULT_N = 100
 """Tasks per category when only `seed` is given."""
+DEFAULT_TOP_K = 10
+"""Memories shown per task with `memory_system`."""
 
 PART_HEADER = "[Conversation part {index} of {total}]"
 PLACEHOLDER = "[Conversation part {index} of {total}: removed from view]"
@@ -56,6 +66,8 @@ class Settings:
     system_prompt: str | None = None
     chunk_turns: int = DEFAULT_CHUNK_TURNS
     window: int = DEFAULT_WINDOW
+    memory_system: str | None = None
+    top_k: int = DEFAULT_TOP_K
 
     def __post_init__(self) -> None:
         if not isinstance(self.memory_tool, bool):
@@ -67,7 +79,7 @@ class Settings:
             if unknown or not self.categories:
                 raise ValueError(f"categories must be a non-empty subset of {', '.join(CATEGORIES)}, "
                                  f"got {', '.join(self.categories) or 'nothing'}")
-        for name, low in (("num_examples", -1), ("chunk_turns", 1), ("window", 1)):
+        for name, low in (("num_examples", -1), ("chunk_turns", 1), ("window", 1), ("top_k", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < low or value == 0:
                 raise ValueError(f"{name} must be an integer >= {max(low, 1)}"
@@ -78,6 +90,13 @@ class Settings:
                 raise ValueError(f"{name} must be a {'positive' if name == 'n' else 'non-negative'} integer, got {value!r}")
         if self.system_prompt is not None and not isinstance(self.system_prompt, str):
             raise ValueError("system_prompt must be a string")
+        if self.memory_system is not None:
+            check_name(self.memory_system)
+            # The memories replace the conversation: there is nothing to stream, and notes
+            # taken with the memory tools could only restate what is already shown.
+            if self.delivery == "stream" or self.memory_tool:
+                raise ValueError("memory_system shows retrieved memories instead of the conversation, so it "
+                                 "cannot be combined with delivery='stream' or memory_tool=True")
 
 
 def make_settings(
@@ -90,6 +109,8 @@ def make_settings(
     system_prompt: str | None = None,
     chunk_turns: int | None = None,
     window: int | None = None,
+    memory_system: str | None = None,
+    top_k: int = DEFAULT_TOP_K,
 ) -> Settings:
     """Settings from loosely typed arguments (a comma-separated string for categories;
     None for chunk_turns / window means the default)."""
@@ -105,6 +126,8 @@ def make_settings(
         system_prompt=system_prompt,
         chunk_turns=DEFAULT_CHUNK_TURNS if chunk_turns is None else chunk_turns,
         window=DEFAULT_WINDOW if window is None else window,
+        memory_system=memory_system,
+        top_k=top_k,
     )
 
 
@@ -154,6 +177,14 @@ _STREAM_INSTRUCTIONS = (
     "along the way; only the newest truth counts. Answer the question with the value only, in "
     "as few words as possible."
 )
+_MEMORY_INSTRUCTIONS = (
+    "You will not see the conversation between a user and an assistant. Instead a memory system "
+    "that stored it gives you the memories it retrieved for the question, in the system's own "
+    "order (its best match first, not by time), each headed by when it was said (UTC date, "
+    "time and weekday) or 'time unknown'. Then comes the question. Facts may have changed or "
+    "been corrected over time; only the newest truth counts, so use the times. Answer the "
+    "question with the value only, in as few words as possible."
+)
 _FULL_TOOLS = (
     " You also have a memory: store_memory, retrieve_memory and list_memories. You may use it, "
     "but the whole conversation is in front of you."
@@ -171,6 +202,8 @@ def system_prompt(settings: Settings) -> str:
     the delivery mode and tool setting."""
     if settings.system_prompt is not None:
         return settings.system_prompt
+    if settings.memory_system is not None:
+        return _MEMORY_INSTRUCTIONS
     if settings.delivery == "stream":
         text = _STREAM_INSTRUCTIONS.format(window=settings.window)
         return text + (_STREAM_TOOLS if settings.memory_tool else "")
@@ -201,6 +234,49 @@ def full_messages(task: Task) -> list[dict[str, str]]:
     return [{"role": t.role, "content": text} for t, text in zip(task.turns, turn_texts(task))] + [
         {"role": "user", "content": question_text(task)}
     ]
+
+
+def memory_time(created_at: int | None) -> str:
+    """When a memory was said, as the model sees it: ISO date-time in UTC and the weekday
+    (temporal questions name days), or "time unknown"."""
+    if created_at is None:
+        return "time unknown"
+    return datetime.fromtimestamp(created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ (%A)")
+
+
+def memories_text(memories: Sequence[Memory]) -> str:
+    """The retrieved memories as one user message, in the order given."""
+    lines = [f"[Retrieved memories: {len(memories)}]"]
+    lines += [f"{i}. [{memory_time(m.get('created_at'))}] {m['content']}" for i, m in enumerate(memories, 1)]
+    return "\n".join(lines)
+
+
+def memory_messages(task: Task, memories: Sequence[Memory]) -> list[dict[str, str]]:
+    """Memory-system delivery: the memories as one user message, then the question."""
+    return [{"role": "user", "content": memories_text(memories)}, {"role": "user", "content": question_text(task)}]
+
+
+def retrieval_metrics(task: Task, memories: Sequence[Memory]) -> dict[str, float]:
+    """Zero-weight metrics of what was shown: whether any gold evidence turn is among the
+    memories (mapped back to turns by content and time), how many memories, and how many
+    distinct conversation turns they come from (`turns_delivered` of this mode)."""
+    ranking = turn_ranking(task, memories)
+    return {
+        "evidence_retrieved": float(any(i in task.evidence for i in ranking)),
+        "memories_shown": float(len(memories)),
+        "turns_delivered": float(len({i for i in ranking if i is not None})),
+    }
+
+
+def open_memory_system(settings: Settings) -> MemorySystem | None:
+    """The environment's memory system (built once, by whoever builds the prompts), or None."""
+    return None if settings.memory_system is None else build_system(settings.memory_system)
+
+
+def retrieved_prompt(task: Task, system: MemorySystem, top_k: int) -> tuple[list[dict[str, str]], dict[str, float]]:
+    """(messages, retrieval metrics) of one task under memory-system delivery."""
+    memories = retrieve_for_task(system, task, top_k)
+    return memory_messages(task, memories), retrieval_metrics(task, memories)
 
 
 def chunk_bounds(num_turns: int, chunk_turns: int) -> list[tuple[int, int]]:

@@ -10,6 +10,9 @@
   chat harness `MemoryArenaHarness`, so `vf-eval memory-arena -m MODEL` needs no other flags.
 - The memory tools are `MemoryToolset` (module `v1_tools`), started per rollout when
   `memory_tool` is on.
+- With `memory_system`, the taskset builds that system once and retrieves while it builds
+  each task's prompt (`load`, in the process that runs the eval): the prompt the harness
+  sends is already the retrieved memories and the question.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pydantic import model_validator
 
 from memory_arena.envs import core
 from memory_arena.envs.v1_tools import MemoryState, MemoryToolset
+from memory_arena.systems import MemorySystem
 from memory_arena.tasks.schema import Task
 
 MAX_TURNS = 1_000
@@ -43,6 +47,8 @@ class MemoryArenaData(vf.TaskData):
     chunk_turns: int = 0
     evidence_evicted: bool = False
     """Stream delivery: whether an evidence turn is out of view when the question comes."""
+    retrieval: dict[str, float] = {}
+    """Memory-system delivery: `core.retrieval_metrics` of the memories shown."""
 
 
 class MemoryArenaTaskConfig(vf.TaskConfig):
@@ -92,12 +98,19 @@ class MemoryArenaTask(vf.Task[MemoryArenaData, MemoryState, MemoryArenaTaskConfi
 
     @vf.metric
     async def turns_delivered(self, trace: vf.Trace) -> float:
+        if self.data.retrieval:
+            return self.data.retrieval["turns_delivered"]
         sent = core.parts_delivered([(n.message.role, n.message.content) for n in trace.nodes])
         return float(core.turns_delivered(_record(self.data), self.data.delivery, self.data.chunk_turns, sent))
 
     @vf.metric
     async def evidence_evicted(self, trace: vf.Trace) -> float:
         return float(self.data.evidence_evicted)
+
+    @vf.metric
+    async def retrieval(self, trace: vf.Trace) -> dict[str, float]:
+        """evidence_retrieved and memories_shown (memory-system delivery only)."""
+        return {k: v for k, v in self.data.retrieval.items() if k != "turns_delivered"}
 
     @vf.metric
     async def memory_tool_calls(self, trace: vf.Trace) -> float:
@@ -123,12 +136,16 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
     inherited `system_prompt` field names a file instead)."""
     chunk_turns: int = core.DEFAULT_CHUNK_TURNS
     window: int = core.DEFAULT_WINDOW
+    memory_system: str | None = None
+    """A built-in system name or the URL of an Add/Search service: show its memories."""
+    top_k: int = core.DEFAULT_TOP_K
 
     def settings(self) -> core.Settings:
         return core.make_settings(
             memory_tool=self.memory_tool or self.task.memory_tool, delivery=self.delivery,
             categories=self.categories, num_examples=self.num_examples, seed=self.seed, n=self.n,
             system_prompt=self.instructions, chunk_turns=self.chunk_turns, window=self.window,
+            memory_system=self.memory_system, top_k=self.top_k,
         )
 
     @model_validator(mode="after")
@@ -137,10 +154,13 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
         return self
 
 
-def task_data(task: Task, settings: core.Settings) -> MemoryArenaData:
+def task_data(task: Task, settings: core.Settings, system: MemorySystem | None = None) -> MemoryArenaData:
     common = dict(id=task.id, name=task.id, record=task.to_dict(), category=task.category,
                   system_prompt=core.system_prompt(settings), question=core.question_text(task),
                   delivery=settings.delivery)
+    if system is not None:
+        messages, retrieval = core.retrieved_prompt(task, system, settings.top_k)
+        return MemoryArenaData(prompt=messages, retrieval=retrieval, **common)
     if settings.delivery == "full":
         return MemoryArenaData(prompt=core.full_messages(task), **common)
     return MemoryArenaData(
@@ -153,11 +173,16 @@ def task_data(task: Task, settings: core.Settings) -> MemoryArenaData:
 class MemoryArenaTaskset(vf.Taskset[MemoryArenaTask, MemoryArenaTasksetConfig]):
     """The MemoryArena tasks (shipped dataset, or regenerated with `seed` / `n`)."""
 
+    def __init__(self, config: MemoryArenaTasksetConfig) -> None:
+        super().__init__(config)
+        # Built here, once per environment; views of the taskset are shallow copies sharing it.
+        self.memory_system = core.open_memory_system(config.settings())
+
     def load(self) -> Iterable[MemoryArenaTask]:
         settings = self.config.settings()
         task_config = self.config.task.model_copy(update={"memory_tool": settings.memory_tool})
-        for task in core.select_tasks(settings):
-            yield MemoryArenaTask(task_data(task, settings), task_config)
+        for task in core.select_tasks(settings):  # lazily: `vf-eval -n k` retrieves for k tasks only
+            yield MemoryArenaTask(task_data(task, settings, self.memory_system), task_config)
 
 
 class MemoryArenaEnvConfig(vf.EnvConfig):
@@ -187,6 +212,7 @@ def taskset_fields(settings: core.Settings) -> dict[str, Any]:
         "categories": list(settings.categories) if settings.categories else None,
         "num_examples": settings.num_examples, "seed": settings.seed, "n": settings.n,
         "instructions": settings.system_prompt, "chunk_turns": settings.chunk_turns, "window": settings.window,
+        "memory_system": settings.memory_system, "top_k": settings.top_k,
     }
 
 

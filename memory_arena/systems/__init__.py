@@ -29,20 +29,25 @@ def is_url(name: str) -> bool:
     return name.startswith(("http://", "https://"))
 
 
+def check_name(name: Any) -> None:
+    """Raise ValueError naming the choices unless `name` is a registry name or a URL."""
+    if not isinstance(name, str) or not (is_url(name) or name in SYSTEMS):
+        raise ValueError(f"unknown memory system {name!r}; choose from {', '.join(SYSTEMS)} "
+                         "or give an http:// URL of an Add/Search service")
+
+
 def build_system(name: str, **kw: Any) -> MemorySystem:
     """A fresh system by registry name, or an `http` client when `name` is a URL (keyword
     arguments go to the system's constructor, e.g. `api_key=` for `http`). Raises
     ValueError naming the choices for an unknown name."""
+    check_name(name)
     if is_url(name):
         from memory_arena.systems.http import HttpSystem
 
         return HttpSystem(name, **kw)
-    if name not in SYSTEMS:
-        raise ValueError(f"unknown memory system '{name}'; choose from {', '.join(SYSTEMS)} "
-                         "or give an http:// URL of an Add/Search service")
     module_name, class_name = SYSTEMS[name]
     return getattr(importlib.import_module(module_name), class_name)(**kw)
 
 
-__all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "build_system", "ingest_task", "is_url",
+__all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "build_system", "check_name", "ingest_task", "is_url",
            "retrieve_for_task", "task_sessions"]
