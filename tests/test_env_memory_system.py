@@ -7,6 +7,7 @@ retrieval contained the answer. The test recomputes the retrieval itself, then c
 each request showed exactly those memories and no other conversation turn, and that each
 reward and retrieval metric in the eval's output files is what that retrieval implies.
 The same run with the URL of the real reference server (`--backend bm25`) scores the same.
+Fast tests check what each adapter builds when loaded directly.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ pytest.importorskip("verifiers")
 from system_deps import require  # noqa: E402
 from vf_eval_runner import ScriptedServer, by_task, run_vf_eval  # noqa: E402
 
+from memory_arena.environment import load_environment, verifiers_api  # noqa: E402
 from memory_arena.envs import core  # noqa: E402
 from memory_arena.systems import build_system, retrieve_for_task  # noqa: E402
 from memory_arena.verifier.scoring import score  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.verifiers]
+pytestmark = pytest.mark.verifiers
 
 NUM, TOP_K = 10, 3  # two tasks per category
 
@@ -100,11 +102,13 @@ def _check(tasks, rollouts, requests) -> dict[str, float]:
     return {task_id: r.reward for task_id, r in rollouts.items()}
 
 
+@pytest.mark.slow
 def test_bm25_memories_replace_the_conversation(tmp_path):
     require("bm25")
     _check(*_run(tmp_path, "bm25"))
 
 
+@pytest.mark.slow
 def test_reference_server_url_scores_as_in_process_bm25(tmp_path):
     require("bm25")
     pytest.importorskip("fastapi", reason="the reference server needs the server extra")
@@ -118,3 +122,52 @@ def test_reference_server_url_scores_as_in_process_bm25(tmp_path):
     # The same requests and rewards as in-process bm25: _check compares with it directly.
     rewards = _check(tasks, rollouts, requests)
     assert set(rewards.values()) == {0.0, 1.0}
+
+
+def _prompts_and_infos(env) -> list[tuple[list[dict], dict[str, float]]]:
+    """(messages after the system message, retrieval metrics) of each task an adapter built."""
+    if verifiers_api() == "v1":
+        out = []
+        for task in env.taskset:
+            assert task.data.system_prompt == core.system_prompt(core.make_settings(memory_system="grep"))
+            out.append(([m.model_dump(include={"role", "content"}) for m in task.data.prompt], task.data.retrieval))
+        return out
+    rows = env.get_eval_dataset()
+    assert all(r["prompt"][0]["content"] == core.system_prompt(core.make_settings(memory_system="grep")) for r in rows)
+    return [([{"role": m["role"], "content": m["content"]} for m in r["prompt"][1:]], r["info"]["retrieval"])
+            for r in rows]
+
+
+def test_adapter_builds_the_system_once_and_shows_its_memories(monkeypatch):
+    built = []
+    monkeypatch.setattr(core, "build_system", lambda name: built.append(name) or build_system(name))
+    env = load_environment(memory_system="grep", top_k=2, num_examples=4)
+    got = _prompts_and_infos(env)
+    assert built == ["grep"]
+    system = build_system("grep")
+    expected = []
+    for task in _tasks()[:4]:
+        memories = retrieve_for_task(system, task, 2)
+        expected.append((core.memory_messages(task, memories), core.retrieval_metrics(task, memories)))
+    assert got == expected
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"memory_system": "nope"}, "unknown memory system 'nope'"),
+    ({"memory_system": "bm25", "delivery": "stream"}, "delivery='stream'"),
+    ({"memory_system": "bm25", "memory_tool": True}, "memory_tool"),
+    ({"memory_system": "bm25", "top_k": 0}, "top_k"),
+])
+def test_bad_memory_arguments_fail_at_load(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        load_environment(**kwargs)
+
+
+@pytest.mark.skipif(verifiers_api() != "v1", reason="verifiers 0.4 (v1 API) only")
+def test_v1_flags_are_checked_at_config_time():
+    import verifiers.v1 as vf
+
+    config = vf.resolve_env_config({"taskset": {"id": "memory-arena", "memory_system": "bm25", "top_k": 4}})
+    assert config.taskset.settings() == core.make_settings(memory_system="bm25", top_k=4)
+    with pytest.raises(ValueError, match="unknown memory system 'bm2'"):
+        vf.resolve_env_config({"taskset": {"id": "memory-arena", "memory_system": "bm2"}})
