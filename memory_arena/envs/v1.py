@@ -139,6 +139,7 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
     memory_system: str | None = None
     """A built-in system name or the URL of an Add/Search service: show its memories."""
     top_k: int = core.DEFAULT_TOP_K
+    """Memories shown per task with memory_system."""
 
     def settings(self) -> core.Settings:
         return core.make_settings(
