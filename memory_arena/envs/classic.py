@@ -71,7 +71,7 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
         for metric in (self.turns_delivered, self.evidence_evicted, self.memory_tool_calls, self.memory_keys_stored):
             rubric.add_metric(metric)
         if settings.memory_system is not None:
-            for name in ("evidence_retrieved", "memories_shown"):
+            for name in core.RETRIEVAL_METRICS:
                 rubric.add_metric(self._retrieval_metric(name))
         dataset = _dataset(tasks, settings)
         tools = [vf.Tool(**schema) for schema in tool_schemas()] if settings.memory_tool else None

@@ -256,6 +256,10 @@ def memory_messages(task: Task, memories: Sequence[Memory]) -> list[dict[str, st
     return [{"role": "user", "content": memories_text(memories)}, {"role": "user", "content": question_text(task)}]
 
 
+RETRIEVAL_METRICS = ("evidence_retrieved", "memories_shown")
+"""The metrics memory-system delivery adds; it also sets `turns_delivered`."""
+
+
 def retrieval_metrics(task: Task, memories: Sequence[Memory]) -> dict[str, float]:
     """Zero-weight metrics of what was shown: whether any gold evidence turn is among the
     memories (mapped back to turns by content and time), how many memories, and how many

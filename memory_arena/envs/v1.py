@@ -110,7 +110,7 @@ class MemoryArenaTask(vf.Task[MemoryArenaData, MemoryState, MemoryArenaTaskConfi
     @vf.metric
     async def retrieval(self, trace: vf.Trace) -> dict[str, float]:
         """evidence_retrieved and memories_shown (memory-system delivery only)."""
-        return {k: v for k, v in self.data.retrieval.items() if k != "turns_delivered"}
+        return {k: v for k, v in self.data.retrieval.items() if k in core.RETRIEVAL_METRICS}
 
     @vf.metric
     async def memory_tool_calls(self, trace: vf.Trace) -> float:
