@@ -111,7 +111,7 @@ def test_bm25_memories_replace_the_conversation(tmp_path):
 @pytest.mark.slow
 def test_reference_server_url_scores_as_in_process_bm25(tmp_path):
     require("bm25")
-    pytest.importorskip("fastapi", reason="the reference server needs the server extra")
+    pytest.importorskip("starlette", reason="the reference server needs the server extra")
     from contract_procs import start_reference
 
     server = start_reference(tmp_path, "--backend", "bm25")
