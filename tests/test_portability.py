@@ -5,6 +5,7 @@ generator, scorer, metrics and baselines need the standard library only."""
 from __future__ import annotations
 
 import filecmp
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,10 +17,13 @@ INTERPRETERS = ["python3.10", "python3.12", "python3.13"]
 
 
 def interpreter(name: str) -> str:
-    path = shutil.which(name)
-    if path is None or subprocess.run([path, "-c", "pass"], capture_output=True).returncode != 0:
-        pytest.skip(f"{name} is not installed here")
-    return path
+    """`name` on PATH, or in a pyenv tree (whose shims only answer for the selected version)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates = [shutil.which(name), *sorted(map(str, pyenv.glob(f"{name[len('python'):]}.*/bin/{name}")))]
+    for path in filter(None, candidates):
+        if subprocess.run([path, "-c", "pass"], capture_output=True).returncode == 0:
+            return path
+    pytest.skip(f"{name} is not installed here")
 
 
 @pytest.mark.slow
