@@ -15,18 +15,11 @@ import random
 from collections import Counter
 from typing import Callable, Iterable
 
-from .tasks.schema import Task
+from .tasks.schema import Task, user_statements
 from .tasks.vocab import WEEKDAYS
 
-USER_OPS = ("state", "update", "correct", "set")
-"""Events in which the user states their own value (an assistant's `restate` is not one)."""
 
 Baseline = Callable[[Task], str]
-
-
-def _slot_values(task: Task) -> list[dict]:
-    slot = task.meta["slot"]
-    return [e for e in task.meta["events"] if e["op"] in USER_OPS and e.get("slot") == slot and e.get("subject") == "user"]
 
 
 def _managers(task: Task, first: bool) -> dict[str, str]:
@@ -50,7 +43,7 @@ def _follow_chain(task: Task, managers: dict[str, str]) -> str | None:
 def _value(task: Task, first: bool) -> str | None:
     if task.category == "relational":
         return _follow_chain(task, _managers(task, first))
-    events = _slot_values(task)
+    events = user_statements(task)
     if not events:
         return None
     if first:
@@ -80,7 +73,7 @@ def candidates(task: Task) -> list[str]:
         names = [n for e in events for n in ((e["employee"], e["manager"]) if e["op"] == "reports_to"
                                               else (e["value"],) if e.get("kind") == "person" else ())]
         return [n for n in dict.fromkeys(names) if n != task.meta["subject"]]
-    kind = next((e["kind"] for e in _slot_values(task)), None)
+    kind = next((e["kind"] for e in user_statements(task)), None)
     return list(dict.fromkeys(e["value"] for e in events if e.get("kind") == kind and "value" in e))
 
 
@@ -96,7 +89,7 @@ def make_most_common(tasks: Iterable[Task]) -> Baseline:
         if task.category == "relational":
             values = [e["manager"] for e in task.meta["events"] if e["op"] == "reports_to"]
         else:
-            values = [e["value"] for e in _slot_values(task)]
+            values = [e["value"] for e in user_statements(task)]
         counts.setdefault(task.meta["slot"], Counter()).update(values)
 
     def most_common(task: Task) -> str:

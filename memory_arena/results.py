@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from memory_arena.envs import core
+from memory_arena.envs import core, vf_eval
 from memory_arena.tasks.schema import DatasetError, Task
 from memory_arena.verifier.metrics import build_report, format_report
 from memory_arena.verifier.scoring import score
@@ -44,8 +44,6 @@ from memory_arena.verifier.scoring import score
 TRACES_V04 = "traces.jsonl"
 RESULTS_V03, METADATA_V03 = "results.jsonl", "metadata.json"
 BENCH_SUMMARY = "summary.json"
-REWARD_NAME = "correct"
-"""The environment's one weighted reward (both adapters)."""
 
 
 class ResultsError(ValueError):
@@ -301,13 +299,11 @@ def _load_v03(folder: Path) -> list[Run]:
     pairs = []
     for row in _jsonl(folder / RESULTS_V03):
         run.rollouts += 1
-        if row.get("error"):
+        rollout = vf_eval.classic_rollout(row)
+        if rollout.errors:
             run.errored += 1
             continue
-        info = row.get("info") or {}
-        if isinstance(info, str):  # datasets stores `info` as a JSON string when rows differ
-            info = json.loads(info) if info.strip().startswith("{") else {}
-        task_id = info.get("task_id")
+        task_id = rollout.task_id
         if task_id is None and isinstance(row.get("example_id"), int) and row["example_id"] < len(order):
             task_id = order[row["example_id"]]  # example ids index the environment's task order
         task = _lookup(tasks, task_id, args, folder)
@@ -319,7 +315,7 @@ def _load_v03(folder: Path) -> list[Run]:
             messages = [*(row.get("prompt") or []), *row["completion"]]
             reply = final_reply(((m.get("role"), m.get("content")) for m in messages if isinstance(m, dict)),
                                 core.question_text(task))
-        pairs.append((task, _outcome(task, reply, row.get("reward"), run)))
+        pairs.append((task, _outcome(task, reply, rollout.reward, run)))
     run.report = build_report(pairs)
     return [run]
 
@@ -342,31 +338,29 @@ def _load_v04(folder: Path) -> list[Run]:
     pairs = []
     for episode in _jsonl(folder / TRACES_V04):
         run.rollouts += 1
-        traces = episode.get("traces") or []
-        trace = traces[-1] if traces else {}
-        reward = (trace.get("rewards") or {}).get(REWARD_NAME)
-        if not episode.get("ok") or not isinstance(reward, dict):
+        rollout = vf_eval.v1_rollout(episode)
+        if rollout.errors or rollout.reward is None:
             run.errored += 1
             continue
         data = (episode.get("task") or {}).get("data") or {}
-        task = _v04_task(data, trace, args, folder)
+        trace = episode["traces"][-1]
+        task = _v04_task(data, rollout.task_id, args, folder)
         reply = trace.get("root_reply")
         if reply is None and "nodes" in trace:
             messages = [n.get("message") or {} for n in trace["nodes"]]
             reply = final_reply(((m.get("role"), m.get("content")) for m in messages),
                                 data.get("question") or core.question_text(task))
-        pairs.append((task, _outcome(task, reply, reward.get("score"), run)))
+        pairs.append((task, _outcome(task, reply, rollout.reward, run)))
     run.report = build_report(pairs)
     return [run]
 
 
-def _v04_task(data: dict[str, Any], trace: dict[str, Any], args: dict[str, Any], folder: Path) -> Task:
+def _v04_task(data: dict[str, Any], task_id: str | None, args: dict[str, Any], folder: Path) -> Task:
     if isinstance(data.get("record"), dict):
         try:
             return Task.from_dict(data["record"])
         except ValueError as exc:
             raise ResultsError(f"{folder / TRACES_V04}: a trace carries a malformed task record ({exc})") from None
-    task_id = data.get("id") or (trace.get("info") or {}).get("task_id")
     return _lookup(_dataset(args, folder), task_id, args, folder)
 
 

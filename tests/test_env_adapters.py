@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("verifiers")
 
 from memory_arena.environment import verifiers_api  # noqa: E402
-from memory_arena.envs import core  # noqa: E402
 
 pytestmark = pytest.mark.verifiers
 v1_only = pytest.mark.skipif(verifiers_api() != "v1", reason="verifiers 0.4 (v1 API) only")

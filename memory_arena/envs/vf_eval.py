@@ -27,7 +27,7 @@ ENV_ID = "memory-arena"
 class Rollout:
     """One rollout as the eval recorded it; `reward` is None when scoring did not run."""
 
-    task_id: str
+    task_id: str | None
     reward: float | None
     metrics: dict[str, float | None] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -62,22 +62,39 @@ def read_rollouts(out: str | Path) -> list[Rollout]:
     if len(files) != 1:
         raise ValueError(f"expected one vf-eval result file under {out}, found {len(files)}")
     lines = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [_v1_rollout(line) if verifiers_api() == "v1" else _classic_rollout(line) for line in lines]
+    return [v1_rollout(line) if verifiers_api() == "v1" else classic_rollout(line) for line in lines]
 
 
-def _v1_rollout(episode: dict[str, Any]) -> Rollout:
-    errors = [e.get("message", "") for e in episode.get("errors") or []]
+# One reading of each on-disk format, shared with `memory_arena.results`.
+def v1_rollout(episode: dict[str, Any]) -> Rollout:
+    """One line of a verifiers 0.4 `traces.jsonl`: `{ok, errors, task: {data}, traces: [...]}`.
+    The reward is the weighted sum of the trace's rewards; None when there is no trace or a
+    reward did not run. An episode marked not ok always carries at least one error."""
+    data = (episode.get("task") or {}).get("data") or {}
     traces = episode.get("traces") or []
+    trace = traces[-1] if traces else {}
+    errors = [str(e.get("message", e)) for e in [*(episode.get("errors") or []), *(trace.get("errors") or [])]]
     if not traces:
-        return Rollout(episode["task"]["data"]["id"], None, {}, errors or ["no trace"])
-    trace = traces[0]
-    errors += [e.get("message", "") for e in trace.get("errors") or []]
-    rewards = [r for r in (trace.get("rewards") or {}).values()]
-    reward = None if not rewards or any(r is None for r in rewards) else sum(r["score"] * r["weight"] for r in rewards)
-    return Rollout(episode["task"]["data"]["id"], reward, dict(trace.get("metrics") or {}), errors)
+        errors = errors or ["no trace"]
+    elif episode.get("ok") is False and not errors:
+        errors = ["episode not ok"]
+    rewards = list((trace.get("rewards") or {}).values())
+    complete = rewards and all(isinstance(r, dict) and r.get("score") is not None for r in rewards)
+    reward = sum(r["score"] * r.get("weight", 1.0) for r in rewards) if complete else None
+    task_id = data.get("id") or (trace.get("info") or {}).get("task_id")
+    return Rollout(task_id, reward, dict(trace.get("metrics") or {}), errors)
 
 
-def _classic_rollout(row: dict[str, Any]) -> Rollout:
-    info = row["info"] if isinstance(row["info"], dict) else json.loads(row["info"])
+def classic_info(row: dict[str, Any]) -> dict[str, Any]:
+    """A 0.3 row's `info`: `datasets` stores it as a JSON string when rows differ in shape."""
+    info = row.get("info") or {}
+    if isinstance(info, str):
+        info = json.loads(info) if info.strip().startswith("{") else {}
+    return info
+
+
+def classic_rollout(row: dict[str, Any]) -> Rollout:
+    """One line of a verifiers 0.3 `results.jsonl`: `{info, reward, metrics, error, ...}`."""
     error = row.get("error")
-    return Rollout(info["task_id"], row.get("reward"), dict(row.get("metrics") or {}), [str(error)] if error else [])
+    return Rollout(classic_info(row).get("task_id"), row.get("reward"), dict(row.get("metrics") or {}),
+                   [str(error)] if error else [])

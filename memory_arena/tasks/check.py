@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .common import DAY_MS, EPOCH_MS, mentions
 from .recall import depth_buckets
-from .schema import CATEGORIES, Task
+from .schema import CATEGORIES, Task, user_statements
 
 REQUIRED_META = ("slot", "evidence", "stale", "distractors", "depth", "events", "generator_version")
 ID_PATTERN = re.compile(r"^(?P<category>[a-z]+)-(?P<index>\d{4,})$")
@@ -64,8 +64,7 @@ def check_task(task: Task, category: str) -> list[str]:
             problems.append("a temporal session does not fall on its weekday")
     else:
         # Every value the user gave the asked slot, other than the answer, must be listed as stale.
-        stated = {e["value"] for e in task.meta["events"] if e.get("slot") == task.meta["slot"]
-                  and e.get("subject") == "user" and "value" in e}
+        stated = {e["value"] for e in user_statements(task)}
         missing_stale = sorted(v for v in stated if v.casefold() not in folded_forms and v not in task.meta["stale"])
         if missing_stale:
             problems.append(f"stale lacks {missing_stale}")

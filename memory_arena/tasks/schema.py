@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 CATEGORIES: tuple[str, ...] = ("recall", "update", "contradiction", "temporal", "relational")
-ROLES = ("user", "assistant")
+USER_OPS = ("state", "update", "correct", "set")
+"""Event ops in which the user gives their own slot a value (an assistant's `restate` is not one)."""
 
 
 class DatasetError(ValueError):
@@ -115,6 +116,13 @@ class Task:
             id=row["id"], category=row["category"], noise_turns=row["noise_turns"], turns=tuple(turns),
             question=row["question"], answer=row["answer"], aliases=tuple(row["aliases"]), meta=row["meta"],
         )
+
+
+def user_statements(task: Task) -> list[dict[str, Any]]:
+    """The events in which the user gives the asked slot (`meta.slot`) a value, in order."""
+    slot = task.meta["slot"]
+    return [e for e in task.meta["events"]
+            if e["op"] in USER_OPS and e.get("slot") == slot and e.get("subject") == "user"]
 
 
 def _first_bad_turn(turns: list) -> str:

@@ -118,7 +118,5 @@ SLOTS: tuple[Slot, ...] = (
     ),
 )
 
-SLOTS_BY_NAME = {s.name: s for s in SLOTS}
-
 ACKS = ("Got it, thanks for telling me.", "Noted.", "Thanks, I'll keep that in mind.", "Understood.", "Okay, good to know.",
         "Sounds good.", "Thanks for the update.", "All right.", "Good to know!", "Okay.")
