@@ -75,30 +75,60 @@ def tool_schemas() -> list[dict[str, Any]]:
     ]
 
 
+MAX_DECODES = 4
+"""Layers of JSON encoding `parse_arguments` undoes (models have been seen sending three)."""
+
+
+def _json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in the model's words."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool) or value is None:
+        return "true, false or null"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
+
+
 def parse_arguments(raw: Any) -> dict[str, Any] | str:
     """Tool-call arguments as a dict, or an error message. Accepts a dict, a JSON object
-    string, or a JSON string that itself holds a JSON object (double encoding)."""
-    value = raw
-    for _ in range(3):  # dict <- '{...}' <- '"{...}"': at most two decodes are ever needed
-        if isinstance(value, dict):
-            return value
-        if value is None or (isinstance(value, str) and not value.strip()):
-            return {}
-        if not isinstance(value, str):
-            break
+    string, or a JSON string that itself holds one (several layers of encoding, up to
+    MAX_DECODES). Text that is not JSON, JSON too deeply nested or with a number longer than
+    Python will convert, and JSON that is not an object are all answered with an error."""
+    value, decoded = raw, 0
+    while isinstance(value, str) and decoded < MAX_DECODES:
+        if not value.strip():
+            return {} if decoded == 0 else "error: tool arguments must be a JSON object, got an empty string"
         try:
-            value = json.loads(value)
+            inner = json.loads(value)
         except json.JSONDecodeError as exc:
+            if decoded:  # the outer layer was valid JSON: a string that holds no JSON
+                break
             return f"error: tool arguments are not valid JSON ({exc.msg}); send a JSON object"
-    return f"error: tool arguments must be a JSON object, got {type(value).__name__}"
+        except RecursionError:
+            return "error: tool arguments are nested too deeply; send a flat JSON object"
+        except ValueError as exc:  # int-string conversion limit: "Exceeds the limit (4300 digits) ..."
+            return f"error: tool arguments hold a number too long to read ({exc}); send the value as a string"
+        value, decoded = inner, decoded + 1
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    return f"error: tool arguments must be a JSON object, got {_json_kind(value)}"
 
 
 def _text(value: Any) -> str | None:
-    """A scalar argument as text (a model may send a number for a value); None otherwise."""
+    """A scalar argument as text (a model may send a number for a value; a string may arrive
+    JSON-encoded once more, see `unwrap_value`); None otherwise, including an integer too long
+    to write out."""
+    value = unwrap_value(value)
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # more digits than sys.get_int_max_str_digits()
+            return None
     return None
 
 
@@ -125,7 +155,7 @@ class MemoryStore:
         if key is None or not key.strip():
             return self._error("'key' must be a non-empty string")
         if value is None:
-            return self._error("'value' must be a string")
+            return self._error("'value' must be a string (or a number of at most 4300 digits)")
         key = key.strip()
         if len(key) > MAX_KEY_CHARS:
             return self._error(f"key is {len(key)} characters; the limit is {MAX_KEY_CHARS}")
@@ -169,9 +199,9 @@ class MemoryStore:
         if isinstance(args, str):
             self.data["errors"] += 1
             return args
-        unknown = sorted(set(args) - set(ARG_DOCS.get(name, {})))
-        if name not in TOOL_DOCS:
+        if name not in TOOL_NAMES:
             return self._error(f"unknown tool '{name}'; the tools are {', '.join(TOOL_NAMES)}")
+        unknown = sorted(str(a) for a in set(args) - set(ARG_DOCS[name]))
         if unknown:
             return self._error(f"unexpected argument(s) {', '.join(unknown)} for {name}")
         if name == "store_memory":
@@ -182,12 +212,14 @@ class MemoryStore:
 
 
 def unwrap_value(value: Any) -> Any:
-    """A value argument that arrived as a JSON-encoded string (`'"Chennai"'`) decoded once;
-    anything else unchanged. Used where a framework already parsed the outer object."""
+    """An argument that arrived as a JSON-encoded string (`'"Chennai"'`) decoded once;
+    anything else unchanged. `MemoryStore` applies it to every key and value, so the classic
+    adapter (raw argument strings) and the v1 toolset (arguments its framework decoded) store
+    the same note for the same model output."""
     if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
         try:
             decoded = json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # JSONDecodeError is a ValueError
             return value
         return decoded if isinstance(decoded, str) else value
     return value

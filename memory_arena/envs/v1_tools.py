@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import verifiers.v1 as vf
 from pydantic import Field
 
-from memory_arena.memory_tools import ARG_DOCS, TOOL_DOCS, MemoryStore, unwrap_value
+from memory_arena.memory_tools import ARG_DOCS, TOOL_DOCS, MemoryStore
 
 
 class MemoryState(vf.State):
@@ -41,7 +41,7 @@ class MemoryToolset(vf.Toolset[vf.ToolsetConfig, MemoryState]):
 
     @vf.tool
     async def store_memory(self, key: StoreKey, value: StoreValue) -> str:
-        return self._store().call("store_memory", {"key": key, "value": unwrap_value(value)})
+        return self._store().call("store_memory", {"key": key, "value": value})
 
     @vf.tool
     async def retrieve_memory(self, key: RetrieveKey) -> str:
