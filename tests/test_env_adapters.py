@@ -84,6 +84,23 @@ def test_v1_bad_argument_names_the_field():
         vf.resolve_env_config({"taskset": {"id": "memory-arena", "delivery": "batch"}})
 
 
+@v1_only
+def test_v1_cli_takes_comma_separated_categories(monkeypatch):
+    """`--env.taskset.categories recall,update` reaches the config as ["recall,update"]."""
+    from verifiers.v1.cli.eval.main import EvalConfig, cli, narrow_config, with_positional_taskset
+
+    from memory_arena.envs.v1 import MemoryArenaTaskset
+
+    argv = with_positional_taskset(["memory-arena", "-m", "m", "--env.taskset.categories", "recall,update"])
+    config_type = narrow_config(EvalConfig, argv)
+    monkeypatch.setattr(sys, "argv", ["vf-eval", *argv])
+    config = cli(config_type)
+    assert config.env.taskset.settings().categories == ("recall", "update")
+    config.env.taskset.num_examples = 4
+    tasks = list(MemoryArenaTaskset(config.env.taskset).load())
+    assert [t.data.category for t in tasks] == ["recall", "update", "recall", "update"]
+
+
 @classic_only
 def test_classic_load_by_id_with_tools():
     import verifiers as vf

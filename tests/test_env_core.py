@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
     ({"memory_tool": "yes"}, "memory_tool"),
     ({"categories": ["recall", "gossip"]}, "categories"),
     ({"categories": []}, "categories"),
+    ({"categories": [3]}, "categories"),
+    ({"categories": " , "}, "categories"),
     ({"num_examples": 0}, "num_examples"),
     ({"num_examples": -2}, "num_examples"),
     ({"chunk_turns": 0}, "chunk_turns"),

@@ -78,7 +78,7 @@ class Settings:
             unknown = [c for c in self.categories if c not in CATEGORIES]
             if unknown or not self.categories:
                 raise ValueError(f"categories must be a non-empty subset of {', '.join(CATEGORIES)}, "
-                                 f"got {', '.join(self.categories) or 'nothing'}")
+                                 f"got {', '.join(map(str, self.categories)) or 'nothing'}")
         for name, low in (("num_examples", -1), ("chunk_turns", 1), ("window", 1), ("top_k", 1)):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < low or value == 0:
@@ -112,10 +112,16 @@ def make_settings(
     memory_system: str | None = None,
     top_k: int = DEFAULT_TOP_K,
 ) -> Settings:
-    """Settings from loosely typed arguments (a comma-separated string for categories;
-    None for chunk_turns / window means the default)."""
+    """Settings from loosely typed arguments (categories as a list, a comma-separated string,
+    or a list of comma-separated strings; None for chunk_turns / window means the default)."""
     if isinstance(categories, str):
-        categories = [c.strip() for c in categories.split(",") if c.strip()]
+        categories = [categories]
+    if categories is not None:
+        # verifiers 0.4 hands `--env.taskset.categories recall,update` over as ["recall,update"].
+        split: list[Any] = []
+        for item in categories:
+            split += [c.strip() for c in item.split(",") if c.strip()] if isinstance(item, str) else [item]
+        categories = split
     return Settings(
         memory_tool=memory_tool,
         delivery=delivery,
