@@ -3,11 +3,13 @@ isolation under concurrency, lazy re-indexing, and the task ingestion glue."""
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import pytest
 
 from memory_arena.systems import SYSTEMS, build_system, ingest_task, retrieve_for_task, task_sessions
+from memory_arena.systems.extras import MissingExtra, require
 from system_deps import built
 from memory_arena.systems.text import tokenize
 from memory_arena.tasks.schema import Task, Turn
@@ -157,3 +159,43 @@ def test_retrieve_for_task_is_safe_for_concurrent_rollouts_of_one_task(name):
         t.join()
     assert len(results) == 180 and all(r == expected for r in results)
     assert system._users == {}  # every scratch user was forgotten
+
+
+@pytest.mark.parametrize("name", list(SYSTEMS))
+def test_history_without_content_words_is_searchable(name):
+    # Regression: bm25s cannot index a corpus with an empty vocabulary, so bm25 and hybrid
+    # raised "max() arg is an empty sequence" (a 500 on the server) until a content word came.
+    system = built(name)
+    system.add("u", "0", [{"role": "user", "content": "👍", "timestamp": 1}, {"role": "user", "content": "the, a!"}])
+    got = system.search("u", "thumbs", 5)
+    if name in LEXICAL:
+        assert got == []
+    else:  # the ranking systems still return every memory, in a fixed order
+        assert sorted(m["content"] for m in got) == ["the, a!", "👍"]
+    assert system.search("u", "👍", 5) == got
+    system.add("u", "1", [{"role": "user", "content": "thumbs up from the team"}])
+    assert system.search("u", "thumbs", 5)[0]["content"] == "thumbs up from the team"
+
+
+@pytest.mark.parametrize("name, missing, extra", [
+    ("bm25", "bm25s", "bm25"), ("bm25", "numpy", "bm25"), ("hybrid", "bm25s", "dense"), ("dense", "model2vec", "dense"),
+    ("http://127.0.0.1:9", "httpx", "server"),
+])
+def test_a_missing_extra_is_one_line_with_the_pip_install(name, missing, extra, monkeypatch):
+    # Regression: these were bare "No module named 'bm25s'" errors with no hint.
+    monkeypatch.setitem(sys.modules, missing, None)  # makes `import <missing>` fail
+    with pytest.raises(MissingExtra) as caught:
+        build_system(name)
+    message = str(caught.value)
+    assert f"pip install 'memory-arena[{extra}]'" in message and f"({missing} is not installed)" in message
+    assert "\n" not in message
+
+
+def test_an_import_error_inside_an_installed_package_is_not_called_a_missing_extra(tmp_path, monkeypatch):
+    (tmp_path / "zq_installed_extra.py").write_text("import zq_not_a_real_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError) as caught:
+        require("zq_installed_extra", "bm25", "a test")
+    assert not isinstance(caught.value, MissingExtra) and caught.value.name == "zq_not_a_real_dependency"
+    with pytest.raises(MissingExtra, match=r"\(zq_absent is not installed\)"):
+        require("zq_absent.sub", "bm25", "a test")

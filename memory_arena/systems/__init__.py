@@ -13,6 +13,7 @@ import importlib
 from typing import Any
 
 from memory_arena.systems.base import Memory, MemorySystem, Message
+from memory_arena.systems.extras import MissingExtra, require
 from memory_arena.systems.ingest import ingest_task, retrieve_for_task, task_sessions
 
 # name -> (module, class). The order is the order of the scorecard and of `--help`.
@@ -23,6 +24,16 @@ SYSTEMS: dict[str, tuple[str, str]] = {
     "dense": ("memory_arena.systems.dense", "DenseSystem"),
     "hybrid": ("memory_arena.systems.hybrid", "HybridSystem"),
 }
+
+# name -> (the extra that brings them, the optional modules a system imports), checked before
+# its module is imported, so that a missing one is a `pip install` hint and not a bare
+# "No module named 'numpy'" from the module's first line.
+NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "bm25": ("bm25", ("numpy", "bm25s")),
+    "dense": ("dense", ("numpy", "model2vec")),
+    "hybrid": ("dense", ("numpy", "bm25s", "model2vec")),
+}
+URL_EXTRA = ("server", ("httpx",))
 
 
 def is_url(name: str) -> bool:
@@ -39,8 +50,12 @@ def check_name(name: Any) -> None:
 def build_system(name: str, **kw: Any) -> MemorySystem:
     """A fresh system by registry name, or an `http` client when `name` is a URL (keyword
     arguments go to the system's constructor, e.g. `api_key=` for `http`). Raises
-    ValueError naming the choices for an unknown name."""
+    ValueError naming the choices for an unknown name, and `extras.MissingExtra` (one line
+    with the `pip install` that fixes it) when an optional package is missing."""
     check_name(name)
+    extra, modules = URL_EXTRA if is_url(name) else NEEDS.get(name, ("", ()))
+    for module in modules:
+        require(module, extra, f"the {'http' if is_url(name) else name} memory system")
     if is_url(name):
         from memory_arena.systems.http import HttpSystem
 
@@ -49,5 +64,5 @@ def build_system(name: str, **kw: Any) -> MemorySystem:
     return getattr(importlib.import_module(module_name), class_name)(**kw)
 
 
-__all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "build_system", "check_name", "ingest_task", "is_url",
+__all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "MissingExtra", "build_system", "check_name", "ingest_task", "is_url",
            "retrieve_for_task", "task_sessions"]

@@ -15,13 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from memory_arena.systems.extras import require
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
 from memory_arena.systems.text import tokenize
 
 
 @dataclass(frozen=True)
 class BM25Index:
-    """A bm25s retriever over the records' tokens, and those tokens for the next rebuild."""
+    """A bm25s retriever over the records' tokens, and those tokens for the next rebuild.
+
+    `retriever` is None while no record has a content word ("👍", "ok, thanks"): bm25s cannot
+    index an empty vocabulary, and such a history matches no query anyway."""
 
     retriever: Any
     tokens: list[list[str]]
@@ -31,13 +35,15 @@ class BM25Index:
         import bm25s
 
         tokens = (old.tokens if old is not None else []) + [tokenize(r.content) for r in records[old_count:]]
+        if not any(tokens):
+            return cls(None, tokens)
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         return cls(retriever, tokens)
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every record for `query` (zeros if no query word is known)."""
-        ids = self.retriever.get_tokens_ids(tokenize(query))
+        ids = [] if self.retriever is None else self.retriever.get_tokens_ids(tokenize(query))
         if not ids:
             return np.zeros(len(self.tokens), dtype=np.float32)
         return self.retriever.get_scores_from_ids(ids)
@@ -47,8 +53,7 @@ class BM25System(PerUserSystem):
     name = "bm25"
 
     def __init__(self) -> None:
-        import bm25s  # noqa: F401  (fail at construction, not at the first search)
-
+        require("bm25s", "bm25", "the bm25 memory system")  # fail at construction, not at the first search
         super().__init__()
 
     def build_index(self, records: list[Record], old_index: BM25Index | None, old_count: int) -> BM25Index:

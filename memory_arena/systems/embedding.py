@@ -35,15 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from memory_arena.systems.extras import MissingExtra, hint, require
 from memory_arena.systems.text import tokenize
 
-EXTRA_HINT = "the dense and hybrid systems need the optional extra: pip install 'memory-arena[dense]'"
+NEEDED_BY = "the dense and hybrid systems"
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-
-
-class MissingExtra(RuntimeError):
-    """The `dense` extra is not installed."""
-
 
 def cache_dir() -> Path:
     if os.environ.get("MEMORY_ARENA_CACHE"):
@@ -56,7 +52,7 @@ def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
-        raise MissingExtra(f"{EXTRA_HINT} ({dist} is not installed)") from None
+        raise MissingExtra(hint(NEEDED_BY, "dense", dist)) from None
 
 
 def model_dir() -> Path:
@@ -106,10 +102,7 @@ class Encoder:
     """Unit-length float32 embeddings of texts' content words (thread-safe)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        try:
-            from model2vec import StaticModel
-        except ImportError:
-            raise MissingExtra(f"{EXTRA_HINT} (model2vec is not installed)") from None
+        StaticModel = require("model2vec", "dense", NEEDED_BY).StaticModel
         folder = Path(path) if path is not None else ensure_model()
         self.model = StaticModel.from_pretrained(str(folder), force_download=False)
         self.dim = int(self.model.dim)

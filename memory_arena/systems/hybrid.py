@@ -19,6 +19,7 @@ import numpy as np
 from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.dense import dense_scores, extend_embeddings
 from memory_arena.systems.embedding import Encoder, shared_encoder
+from memory_arena.systems.extras import require
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
 
 RRF_K = 60
@@ -59,8 +60,7 @@ class HybridSystem(PerUserSystem):
     name = "hybrid"
 
     def __init__(self, encoder: Encoder | None = None) -> None:
-        import bm25s  # noqa: F401  (fail at construction, not at the first search)
-
+        require("bm25s", "dense", "the hybrid memory system")  # fail at construction, not at the first search
         super().__init__()
         self.encoder = encoder or shared_encoder()
 
