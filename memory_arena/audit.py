@@ -1,0 +1,558 @@
+"""Shortcut audit: how far do rules that understand nothing get on a MemoryArena dataset?
+
+A benchmark of memory is only valid if position and form alone cannot pick the answer. Each
+rule here reads only what a model is shown, a task's `turns` and `question`, and chooses one
+value from the task's candidate set: the answer, the superseded values (`meta.stale`) and the
+distractors (`meta.distractors`), deduplicated and ordered by first appearance in the
+conversation. The candidate set comes from `meta` on purpose: the audit asks whether position
+and form single out the right one, not whether values can be found. No rule reads `answer`,
+`aliases`, `meta.evidence` or `meta.events` of the task it answers; the two learned rules fit
+their statistics on the *other* tasks of the audited set (leave one out), the way a policy
+trained on the benchmark would.
+
+A rule's choice is scored by the real scorer as the bare value, so an accuracy here is what a
+model replying with that value would get. Chance is the mean of 1/len(candidates). A rule that
+beats chance by more than MARGIN in some category has found a shortcut the generator must
+remove.
+
+Matching: a candidate is mentioned in a turn where its normalised form (the scorer's
+`normalize`) occurs as whole words of the normalised turn; overlapping matches keep the longest,
+so "Kia Niro" is not also a mention of a candidate "Kia".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from .tasks.schema import CATEGORIES, Task, Turn
+from .verifier.metrics import WEIGHTS, build_report, memory_score
+from .verifier.scoring import normalize, score
+
+MARGIN = 0.05
+"""A rule more than this above chance in a category is flagged (and fails `--strict`)."""
+
+DAY_MS = 86_400_000
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# Words that make the mention right after them a rejected value: "not Lyon", "no longer
+# Lyon", "instead of Lyon". Normalised spelling: apostrophes are gone ("isn't" -> "isnt").
+NEGATORS = frozenset(("not", "no", "never", "nor", "neither", "isnt", "wasnt", "arent", "werent", "dont", "didnt",
+                      "doesnt", "longer", "instead", "than"))
+BRIDGES = frozenset(("in", "at", "on", "to", "from", "with", "for", "spot", "desk", "space", "number", "room", "floor"))
+# ... and what after a mention withdraws it: "Lyon was a mistake" ("a" is dropped by normalize).
+WITHDRAWN_AFTER = (("was", "mistake"), ("was", "wrong"), ("is", "wrong"), ("was", "typo"))
+
+STOPWORDS = frozenset("""
+a about above after again all am an and any are as at be been before being below between both but by can could
+did do does doing down during each few for from further had has have having he her here hers him his how i if in
+into is it its itself just let me more most my myself now of off on once only or other our ours out over own please
+remind right same she should so some such than that thats the their them then there these they this those through
+to too under until up very was we were what whats when where which while who whom whos why will with would you your
+yours yourself moment days day currently current these thing things tell know again quick just exactly
+""".split())
+
+Rule = Callable[["View", "Corpus"], "str | None"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One occurrence of a candidate in a turn."""
+
+    turn: int
+    """Index of the turn in the conversation."""
+    start: int
+    """Offset in the turn's normalised text (orders the mentions of one turn)."""
+    value: str
+    """The candidate, as spelled in the candidate set."""
+    negated: bool
+    """Rejected by its context: "not X", "instead of X", "X was a mistake"."""
+
+
+@dataclass(frozen=True)
+class View:
+    """What a rule may read of one task: the conversation, the question, the candidates, and
+    where each candidate is mentioned. Built by `view_of`; holds no answer."""
+
+    key: int
+    """Position of the task in the audited set (the leave-one-out key)."""
+    category: str
+    turns: tuple[Turn, ...]
+    question: str
+    candidates: tuple[str, ...]
+    """Answer, stale values and distractors, deduplicated, in order of first mention (values
+    never mentioned come last, in meta order)."""
+    texts: tuple[str, ...]
+    """Each turn's normalised text."""
+    mentions: tuple[Mention, ...]
+    """Every mention, in conversation order."""
+    by_turn: dict[int, tuple[Mention, ...]] = field(repr=False)
+    """Mentions grouped by turn index (only turns with at least one)."""
+
+    def user_turns(self, limit: int | None = None) -> list[int]:
+        """Indices of the user turns that mention a candidate, oldest first, before `limit`."""
+        end = len(self.turns) if limit is None else limit
+        return [i for i in self.by_turn if i < end and self.turns[i].role == "user"]
+
+    def last_in(self, turn: int, skip_negated: bool = False) -> str | None:
+        """The last candidate mentioned in `turn` (optionally the last one not rejected)."""
+        for mention in reversed(self.by_turn.get(turn, ())):
+            if not (skip_negated and mention.negated):
+                return mention.value
+        return None
+
+    def reply_to(self, turn: int) -> str:
+        """The normalised assistant reply right after `turn` ("" when there is none)."""
+        nxt = turn + 1
+        return self.texts[nxt] if nxt < len(self.turns) and self.turns[nxt].role == "assistant" else ""
+
+
+def candidates_of(task: Task) -> list[str]:
+    """The candidate set in meta order: answer, stale values, distractors, deduplicated. The
+    only place the audit reads the answer and meta of the task being answered."""
+    return list(dict.fromkeys([task.answer, *task.meta.get("stale", ()), *task.meta.get("distractors", ())]))
+
+
+def view_of(task: Task, key: int = 0) -> View:
+    """The rule's-eye view of `task`: turns, question, candidates and their mentions."""
+    values = candidates_of(task)
+    forms: dict[str, str] = {}
+    for value in values:
+        form = normalize(value)
+        if form and form not in forms:  # two candidates spelled alike cannot be told apart
+            forms[form] = value
+    texts = tuple(_norm(t.content) for t in task.turns)
+    mentions: list[Mention] = []
+    if forms:
+        # Longest alternative first, and regex scanning is leftmost: overlapping forms keep the longest.
+        pattern = re.compile("(?<= )(?:" + "|".join(map(re.escape, sorted(forms, key=len, reverse=True))) + ")(?= )")
+        for index, text in enumerate(texts):
+            padded = f" {text} "
+            found = [(m.start(), m.end(), forms[m.group()]) for m in pattern.finditer(padded)]
+            for start, end, value in found:
+                mentions.append(Mention(index, start, value, _rejected(padded, start, end)))
+    order = list(dict.fromkeys(m.value for m in mentions))
+    candidates = tuple(order + [v for v in values if v not in order])
+    by_turn: dict[int, list[Mention]] = {}
+    for mention in mentions:
+        by_turn.setdefault(mention.turn, []).append(mention)
+    return View(key, task.category, task.turns, task.question, candidates, texts, tuple(mentions),
+                {t: tuple(ms) for t, ms in by_turn.items()})
+
+
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _norm(text: str) -> str:
+    """The scorer's `normalize`, after dropping possessive 's: normalize would make "Nia's
+    manager" into "nias manager", hiding the name."""
+    return normalize(_POSSESSIVE.sub("", text))
+
+
+def _rejected(padded: str, start: int, end: int) -> bool:
+    """Whether the mention at [start, end) is negated or withdrawn by the words around it."""
+    before = padded[:start].split()
+    # "not spot 412", "not in Lyon": a preposition or a unit word may sit between the negator
+    # and the value ("not the 12th floor" has lost its article); any other word ends the
+    # negation's reach ("not right: Pune" does not reject Pune).
+    window = before[-2:] if before and before[-1] in BRIDGES else before[-1:]
+    if NEGATORS.intersection(window):
+        return True
+    after = tuple(padded[end:].split()[:2])
+    return after in WITHDRAWN_AFTER
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared readings of the question and the conversation
+def content_words(text: str) -> set[str]:
+    """Normalised content words with a crude plural/possessive stem ("dogs" -> "dog")."""
+    return {_stem(w) for w in _norm(text).split() if w not in STOPWORDS and not w.isdigit()}
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def key_noun(question: str) -> str | None:
+    """The question's key word: a capitalised word past the first (a name: "Who does Oksana
+    report to?") if there is one, weekdays excepted (the day rule reads those); otherwise the
+    longest content word, the first of equals. Stemmed as `content_words`."""
+    words = re.findall(r"[A-Za-z][\w-]*", _POSSESSIVE.sub("", question))
+    names = [w for w in words[1:] if w[0].isupper() and w.casefold() not in WEEKDAYS and w != "I"]
+    pool = names or [w for w in words if normalize(w) not in STOPWORDS and normalize(w) not in WEEKDAYS]
+    if not pool:
+        return None
+    best = max(pool, key=lambda w: (len(normalize(w)), -pool.index(w)))
+    return _stem(normalize(best).replace(" ", ""))
+
+
+def _has_word(text: str, key: str) -> bool:
+    """Whether a word of `text` shares the key's first five letters ("manag" in "manages")."""
+    prefix = key[:5]
+    return any(w.startswith(prefix) if len(key) >= 5 else _stem(w) == key for w in text.split())
+
+
+def asked_day(question: str) -> int | None:
+    """0-6 for a question naming a weekday ("Who was on call on Thursday?"), else None."""
+    for word in _norm(question).split():
+        if word in WEEKDAYS:
+            return WEEKDAYS.index(word)
+    return None
+
+
+def day_limit(view: View) -> int:
+    """Index of the first turn after the asked day: for a question naming a weekday, the end of
+    the latest such day (UTC) on or before the last turn; otherwise the whole conversation."""
+    day = asked_day(view.question)
+    if day is None or not view.turns:
+        return len(view.turns)
+    last_day = view.turns[-1].timestamp // DAY_MS
+    weekday = (last_day + 3) % 7  # 1970-01-01 was a Thursday
+    end_ms = (last_day - (weekday - day) % 7 + 1) * DAY_MS
+    return sum(1 for t in view.turns if t.timestamp < end_ms)
+
+
+def _pick_turn(turns: Iterable[int], key: Callable[[int], Any]) -> int | None:
+    """The turn with the highest key; ties go to the later turn."""
+    best, best_key = None, None
+    for turn in turns:
+        k = key(turn)
+        if best is None or k >= best_key:
+            best, best_key = turn, k
+    return best
+
+
+def _skeleton(view: View, turn: int) -> str:
+    """A turn's normalised text with every candidate replaced by `_`: its template shape."""
+    text = view.texts[turn]
+    for mention in sorted(view.by_turn.get(turn, ()), key=lambda m: -m.start):
+        form = normalize(mention.value)
+        cut = mention.start - 1  # offsets are in the space-padded text
+        text = text[:cut] + "_" + text[cut + len(form):]
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus: what the rules learn from the audited set
+class Corpus:
+    """Statistics over the audited set that some rules need.
+
+    Label-free: which assistant replies answer filler (replies to user turns that mention no
+    candidate), and how many different user-turn shapes each reply follows. Learned with labels,
+    leave one out: where evidence sits (relative position) and a naive-Bayes model of the surface
+    form of the answer's mention, both per category, both excluding the task being answered.
+    """
+
+    BINS = 100
+    KERNEL = 5  # position bins each side that still count, linearly less
+
+    def __init__(self, tasks: Sequence[Task], views: Sequence[View] | None = None):
+        self.views = list(views) if views is not None else [view_of(t, i) for i, t in enumerate(tasks)]
+        self.filler_replies: set[str] = set()
+        shapes: dict[str, set[str]] = {}
+        for view in self.views:
+            for turn, message in enumerate(view.turns):
+                if message.role != "user" or turn + 1 >= len(view.turns):
+                    continue
+                reply = _skeleton(view, turn + 1)
+                if turn not in view.by_turn:
+                    self.filler_replies.add(reply)
+                shapes.setdefault(reply, set()).add(_skeleton(view, turn))
+        self.reply_shapes = {reply: len(s) for reply, s in shapes.items()}
+        self._positions: dict[str, list[int]] = {c: [0] * self.BINS for c in CATEGORIES}
+        self._own_positions: list[list[int]] = []
+        self._features: dict[str, Counter] = {}
+        self._own_features: list[Counter] = []
+        for task, view in zip(tasks, self.views):
+            own = [self._bin(e, len(view.turns)) for e in task.meta.get("evidence", ()) if 0 <= e < len(view.turns)]
+            hist = self._positions.setdefault(view.category, [0] * self.BINS)
+            for b in own:
+                hist[b] += 1
+            self._own_positions.append(own)
+            counts: Counter = Counter()
+            evidence = set(task.meta.get("evidence", ()))
+            for mention, feats in surface_features(view):
+                label = mention.value == task.answer and mention.turn in evidence
+                counts[("", label)] += 1
+                for f in feats.items():
+                    counts[(f, label)] += 1
+            self._features.setdefault(view.category, Counter()).update(counts)
+            self._own_features.append(counts)
+        self._distinct: dict[str, Counter] = {}
+        for category, counts in self._features.items():
+            self._distinct[category] = Counter(f[0] for f, _ in counts if f)
+
+    def _bin(self, turn: int, length: int) -> int:
+        return min(self.BINS - 1, turn * self.BINS // max(1, length))
+
+    def is_filler_reply(self, view: View, turn: int) -> bool:
+        return _skeleton(view, turn + 1) in self.filler_replies
+
+    def is_acknowledgement(self, view: View, turn: int) -> bool:
+        """A reply that never answers filler and follows at least three different user-turn
+        shapes: a stock acknowledgement ("Noted."), not a reply to what was said."""
+        reply = _skeleton(view, turn + 1)
+        return reply not in self.filler_replies and self.reply_shapes.get(reply, 0) >= 3
+
+    def evidence_density(self, view: View, turn: int) -> float:
+        """How often other tasks of the category hold evidence near this relative position."""
+        hist = self._positions.get(view.category)
+        if hist is None:
+            return 0.0
+        own = Counter(self._own_positions[view.key]) if view.key < len(self._own_positions) else Counter()
+        centre = self._bin(turn, len(view.turns))
+        total = 0.0
+        for d in range(-self.KERNEL, self.KERNEL + 1):
+            b = centre + d
+            if 0 <= b < self.BINS:
+                total += (hist[b] - own[b]) * (1 - abs(d) / (self.KERNEL + 1))
+        return total
+
+    def surface_log_odds(self, view: View, feats: dict[str, Any]) -> float:
+        """Naive-Bayes log odds that a mention with these surface features is the answer at an
+        evidence turn, fitted on the other tasks of the category (Laplace smoothing)."""
+        counts = self._features.get(view.category)
+        if counts is None:
+            return 0.0
+        own = self._own_features[view.key] if view.key < len(self._own_features) else Counter()
+        pos = counts[("", True)] - own[("", True)]
+        neg = counts[("", False)] - own[("", False)]
+        distinct = self._distinct[view.category]
+        total = math.log((pos + 1) / (neg + 1))
+        for f in feats.items():
+            k = distinct[f[0]] + 1
+            p = (counts[(f, True)] - own[(f, True)] + 1) / (pos + k)
+            q = (counts[(f, False)] - own[(f, False)] + 1) / (neg + k)
+            total += math.log(p / q)
+        return total
+
+
+def surface_features(view: View) -> Iterable[tuple[Mention, dict[str, Any]]]:
+    """Form-only features of every candidate mention in a user turn up to the asked day: no
+    words of the turn, only the reply, lengths, punctuation, time gaps, position, session edges,
+    how many candidate turns follow, and the mention's place among the turn's mentions."""
+    sessions_first: dict[int, int] = {}
+    sessions_last: dict[int, int] = {}
+    for i, t in enumerate(view.turns):
+        sessions_first.setdefault(t.session, i)
+        sessions_last[t.session] = i
+    n = len(view.turns)
+    turns = view.user_turns(day_limit(view))
+    for rank, turn in enumerate(turns):
+        message = view.turns[turn]
+        mentions = view.by_turn[turn]
+        reply = view.reply_to(turn)
+        previous = view.turns[turn - 1].timestamp if turn else message.timestamp
+        delay = view.turns[turn + 1].timestamp - message.timestamp if turn + 1 < n else 0
+        edge = "first" if sessions_first[message.session] == turn else (
+            "last" if sessions_last[message.session] <= turn + 1 else "mid")
+        shared = {
+            "reply": _skeleton(view, turn + 1) if reply else "",
+            "reply_words": min(30, len(reply.split())),
+            "words": min(40, len(view.texts[turn].split())),
+            "punct": re.sub(r"[\w\s]", "", message.content)[:6],
+            "gap": int(math.log2(1 + max(0, message.timestamp - previous) // 1000)),
+            "delay": int(math.log2(1 + max(0, delay) // 1000)),
+            "position": turn * 10 // max(1, n),
+            "edge": edge,
+            "from_end": min(5, len(turns) - 1 - rank),
+        }
+        for place, mention in enumerate(mentions, 1):
+            yield mention, {**shared, "place": f"{place}/{len(mentions)}"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules: (view, corpus) -> one candidate or None
+def first_mentioned(view: View, corpus: Corpus) -> str | None:
+    return view.mentions[0].value if view.mentions else None
+
+
+def last_mentioned(view: View, corpus: Corpus) -> str | None:
+    return view.mentions[-1].value if view.mentions else None
+
+
+def most_mentioned(view: View, corpus: Corpus) -> str | None:
+    counts = Counter(m.value for m in view.mentions)
+    latest = {m.value: i for i, m in enumerate(view.mentions)}
+    return max(counts, key=lambda v: (counts[v], latest[v])) if counts else None
+
+
+def question_overlap(view: View, corpus: Corpus) -> str | None:
+    asked = content_words(view.question)
+    turn = _pick_turn(view.user_turns(), lambda t: len(asked & {_stem(w) for w in view.texts[t].split()}))
+    return None if turn is None else view.last_in(turn)
+
+
+def key_noun_turn(view: View, corpus: Corpus) -> str | None:
+    key = key_noun(view.question)
+    if key is None:
+        return None
+    turns = [t for t in view.by_turn if _has_word(view.texts[t], key)]
+    return view.last_in(turns[-1]) if turns else None
+
+
+def reply_cue(view: View, corpus: Corpus) -> str | None:
+    turns = [t for t in view.user_turns() if not corpus.is_filler_reply(view, t)]
+    return view.last_in(turns[-1]) if turns else None
+
+
+def acknowledged(view: View, corpus: Corpus) -> str | None:
+    for turn in reversed(view.user_turns(day_limit(view))):
+        if corpus.is_acknowledgement(view, turn):
+            value = view.last_in(turn, skip_negated=True)
+            if value is not None:
+                return value
+    return None
+
+
+def up_to_day(view: View, corpus: Corpus) -> str | None:
+    turns = view.user_turns(day_limit(view))
+    return view.last_in(turns[-1]) if turns else None
+
+
+def not_negated(view: View, corpus: Corpus) -> str | None:
+    for turn in reversed(view.user_turns()):
+        value = view.last_in(turn, skip_negated=True)
+        if value is not None:
+            return value
+    return None
+
+
+def longest_turn(view: View, corpus: Corpus) -> str | None:
+    turn = _pick_turn(view.user_turns(), lambda t: len(view.texts[t].split()))
+    return None if turn is None else view.last_in(turn)
+
+
+def shortest_turn(view: View, corpus: Corpus) -> str | None:
+    turn = _pick_turn(view.user_turns(), lambda t: -len(view.texts[t].split()))
+    return None if turn is None else view.last_in(turn)
+
+
+def median_candidate(view: View, corpus: Corpus) -> str | None:
+    return view.candidates[(len(view.candidates) - 1) // 2] if view.candidates else None
+
+
+def longest_pause(view: View, corpus: Corpus) -> str | None:
+    def pause(t: int) -> int:
+        return view.turns[t].timestamp - view.turns[t - 1].timestamp if t else 0
+
+    turn = _pick_turn(view.user_turns(), pause)
+    return None if turn is None else view.last_in(turn)
+
+
+def session_opening(view: View, corpus: Corpus) -> str | None:
+    limit = day_limit(view)
+    turns = view.user_turns(limit)
+    if not turns:
+        return None
+    last_session = view.turns[turns[-1]].session
+    return view.last_in(next(t for t in turns if view.turns[t].session == last_session))
+
+
+def evidence_position(view: View, corpus: Corpus) -> str | None:
+    turn = _pick_turn(view.user_turns(), lambda t: corpus.evidence_density(view, t))
+    return None if turn is None else view.last_in(turn)
+
+
+def surface_model(view: View, corpus: Corpus) -> str | None:
+    best, best_score = None, -math.inf
+    for mention, feats in surface_features(view):
+        s = corpus.surface_log_odds(view, feats)
+        if s >= best_score:
+            best, best_score = mention.value, s
+    return best
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    name: str
+    doc: str
+    fn: Rule
+
+
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo("first", "the first candidate mentioned", first_mentioned),
+    RuleInfo("last", "the last candidate mentioned", last_mentioned),
+    RuleInfo("most", "the most mentioned candidate (ties: the latest mentioned)", most_mentioned),
+    RuleInfo("overlap", "last candidate of the user turn sharing most content words with the question", question_overlap),
+    RuleInfo("key-noun", "last candidate of the last turn containing the question's key word", key_noun_turn),
+    RuleInfo("reply-cue", "last candidate of the last user turn whose reply is not one given to filler", reply_cue),
+    RuleInfo("ack-cue", "last non-negated candidate of the last acknowledged user turn up to the asked day", acknowledged),
+    RuleInfo("by-day", "last candidate in user turns up to the end of the asked weekday (all turns otherwise)", up_to_day),
+    RuleInfo("not-negated", "last candidate in a user turn that is not negated (\"not X\", \"X was a mistake\")", not_negated),
+    RuleInfo("longest", "last candidate of the longest user turn with a candidate", longest_turn),
+    RuleInfo("shortest", "last candidate of the shortest user turn with a candidate", shortest_turn),
+    RuleInfo("median", "the candidate at the median position of first mention", median_candidate),
+    RuleInfo("pause", "last candidate of the user turn after the longest pause", longest_pause),
+    RuleInfo("session-open", "first user turn with a candidate in the last session (up to the asked day)", session_opening),
+    RuleInfo("position", "candidate in the turn where other tasks of the category most often hold evidence", evidence_position),
+    RuleInfo("surface", "naive Bayes on form (reply, lengths, punctuation, gaps, position, place) fitted on other tasks",
+             surface_model),
+)
+RULE_NAMES = tuple(r.name for r in RULES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the audit
+def run_audit(tasks: Sequence[Task], margin: float = MARGIN) -> dict[str, Any]:
+    """Every rule over `tasks`, scored; JSON-ready: chance and each rule's accuracy per
+    category with the Memory Score, and the (rule, category) cells above chance + margin."""
+    views = [view_of(t, i) for i, t in enumerate(tasks)]
+    corpus = Corpus(tasks, views)
+    present = [c for c in CATEGORIES if any(t.category == c for t in tasks)]
+    expected: dict[str, float] = dict.fromkeys(present, 0.0)
+    counts = Counter(t.category for t in tasks)
+    for view in views:
+        expected[view.category] += 1 / len(view.candidates) if view.candidates else 0.0
+    chance_cells = {c: {"n": counts[c], "correct": expected[c]} for c in present}
+    chance = {"categories": {c: round(expected[c] / counts[c], 4) for c in present},
+              "memory_score": memory_score(chance_cells)["value"]}
+    rules: dict[str, Any] = {}
+    flags: list[dict[str, Any]] = []
+    for rule in RULES:
+        pairs = []
+        for task, view in zip(tasks, views):
+            choice = rule.fn(view, corpus)
+            pairs.append((task, score(task, choice or "")))
+        report = build_report(pairs)
+        cells = {c: {"accuracy": report["categories"][c]["accuracy"], "correct": report["categories"][c]["correct"],
+                     "n": report["categories"][c]["n"]} for c in present}
+        rules[rule.name] = {"rule": rule.doc, "categories": cells, "memory_score": report["memory_score"]["value"]}
+        for c in present:
+            if cells[c]["accuracy"] > chance["categories"][c] + margin:
+                flags.append({"rule": rule.name, "category": c, "accuracy": cells[c]["accuracy"],
+                              "chance": chance["categories"][c]})
+    return {"n": len(tasks), "categories": present, "margin": margin, "weights": WEIGHTS, "chance": chance,
+            "rules": rules, "flags": flags}
+
+
+def format_audit(result: dict[str, Any]) -> str:
+    """The audit as a fixed-width table, then one line per flagged cell."""
+    cats = result["categories"]
+    head = f"{'rule':<14}{'Memory':>8}" + "".join(f"{c[:7]:>9}" for c in cats)
+    rows = [f"Shortcut audit over {result['n']} tasks: accuracy (%) of rules that read only turns and question",
+            head, "-" * len(head)]
+    chance = result["chance"]
+    rows.append(f"{'chance':<14}{_pct(chance['memory_score']):>8}" + "".join(f"{_pct(chance['categories'][c]):>9}" for c in cats))
+    for name, rule in result["rules"].items():
+        rows.append(f"{name:<14}{_pct(rule['memory_score']):>8}"
+                    + "".join(f"{_pct(rule['categories'][c]['accuracy']):>9}" for c in cats))
+    rows.append("")
+    if result["flags"]:
+        for flag in result["flags"]:
+            rows.append(f"SHORTCUT {flag['rule']} on {flag['category']}: {_pct(flag['accuracy']).strip()}% "
+                        f"> chance {_pct(flag['chance']).strip()}% + {100 * result['margin']:g}")
+    else:
+        rows.append(f"no rule exceeds chance + {100 * result['margin']:g} points in any category")
+    return "\n".join(rows)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+__all__ = ["MARGIN", "RULES", "RULE_NAMES", "Corpus", "Mention", "RuleInfo", "View", "candidates_of", "format_audit",
+           "run_audit", "view_of"]
