@@ -79,7 +79,7 @@ def add_jobs(passes: int) -> Iterator[Job]:
             user = f"load-p{p}-{task.id}"
             for session_id, messages in task_sessions(task):
                 for index, chunk in enumerate(chunk_messages(messages)):
-                    body = {"request_id": request_id_for(user, session_id, index), "user_id": user,
+                    body = {"request_id": request_id_for(user, session_id, index, chunk), "user_id": user,
                             "session_id": session_id, "messages": chunk}
                     yield Job("/add", body, lambda payload, sent=body: check_add_response(sent, payload))
 

@@ -1,6 +1,7 @@
 """`memory-arena bench`: retrieval bench of memory systems on the MemoryArena tasks (SPEC §10).
 
-Each task is ingested as its own user (one Add per session, timestamps carried), its
+Each task is ingested as its own user (`systems.task_user_id`: the task id and a hash of
+its turns; one Add per session, timestamps carried), its
 question searched with `top_k = K`, and the ranking scored against `meta.evidence` (see
 `systems.retrieval` for every metric). Several systems can be benched in one command
 (`--system bm25,hybrid` or `--system all`); each gets a folder under `--out`:
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from memory_arena.systems import SYSTEMS, MemorySystem, build_system, ingest_task, is_url
+from memory_arena.systems import SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id
 from memory_arena.systems.retrieval import percentile, score_ranking, summarise, turn_ranking
 from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
 from memory_arena.cli import positive_int
@@ -69,9 +70,10 @@ def bench_system(system: MemorySystem, tasks: Sequence[Task], k: int,
     """Run every task through `system`; returns (scored records, timing records)."""
     records, timings = [], []
     for done, task in enumerate(tasks, 1):
-        add_seconds = ingest_task(system, task)
+        user = task_user_id(task)
+        add_seconds = ingest_task(system, task, user)
         start = time.perf_counter()
-        memories = system.search(task.id, task.question, k)
+        memories = system.search(user, task.question, k)
         search_seconds = time.perf_counter() - start
         records.append(score_ranking(task, turn_ranking(task, memories), k))
         timings.append({"id": task.id, "category": task.category,

@@ -70,9 +70,18 @@ def test_turn_ranking_uses_content_and_created_at_then_falls_back():
         {"id": "b", "content": "user: Picked up", "score": 0.9, "created_at": 500},  # rewritten content: by time, 4
         {"id": "c", "content": "Understood.", "score": 0.8, "created_at": None},     # by content, first unused: 1
         {"id": "d", "content": "never said", "score": 0.7, "created_at": None},      # no match
-        {"id": "e", "content": "My car is a Volvo S90.", "score": 0.6, "created_at": 99_999},  # unknown time: content
+        {"id": "e", "content": "My car is a Volvo S90.", "score": 0.6, "created_at": None},  # by content: 0
     ]
     assert turn_ranking(task, memories) == [3, 4, 1, None, 0]
+
+
+def test_a_memory_whose_time_is_no_turns_time_is_not_taken_for_a_turn():
+    # Regression: the same words at another time are another message (e.g. the same task id of
+    # an earlier dataset still on a service); they used to be matched by content alone.
+    task = car_task()
+    memories = [{"id": "e", "content": "My car is a Volvo S90.", "score": 0.6, "created_at": 99_999},
+                {"id": "f", "content": "Picked up a Mazda MX-5 today.", "score": 0.5, "created_at": 1}]
+    assert turn_ranking(task, memories) == [None, None]
 
 
 def test_summarise_means_median_rank_and_stale_rate():

@@ -37,10 +37,17 @@ def test_chunks_at_2000_words_on_message_boundaries() -> None:
 
 
 def test_request_ids_are_stable_and_distinct() -> None:
-    assert request_id_for("u", "s", 0) == request_id_for("u", "s", 0)
-    ids = {request_id_for(u, s, i) for u in ("u", "v") for s in ("s", "t") for i in range(3)}
+    hello = [{"role": "user", "content": "hello", "timestamp": 1}]
+    assert request_id_for("u", "s", 0, hello) == request_id_for("u", "s", 0, [dict(hello[0])])
+    ids = {request_id_for(u, s, i, hello) for u in ("u", "v") for s in ("s", "t") for i in range(3)}
     assert len(ids) == 12
-    assert request_id_for("a:b", "c", 0) != request_id_for("a", "b:c", 0)
+    assert request_id_for("a:b", "c", 0, hello) != request_id_for("a", "b:c", 0, hello)
+    # Regression: other messages under the same (user, session, chunk) are another write, or a
+    # service that saw an earlier dataset answers "already done" and keeps the old text.
+    for other in ([{**hello[0], "content": "hullo"}], [{**hello[0], "timestamp": 2}], [{**hello[0], "role": "assistant"}]):
+        assert request_id_for("u", "s", 0, other) != request_id_for("u", "s", 0, hello)
+    # Only what an Add sends counts.
+    assert request_id_for("u", "s", 0, [{**hello[0], "session": 4}]) == request_id_for("u", "s", 0, hello)
 
 
 def test_retry_after_parsing_and_bounded_delays() -> None:
@@ -205,7 +212,9 @@ def test_add_session_sends_each_chunk_with_its_own_stable_id(scripted: Running) 
     ids = client.add_session("user-1", "sess-1", messages)
     seen = requests_seen(scripted)
     assert [len(s["body"]["messages"]) for s in seen] == [20, 20, 5]
-    assert [s["body"]["request_id"] for s in seen] == ids == [request_id_for("user-1", "sess-1", i) for i in range(3)]
+    chunks = [messages[:20], messages[20:40], messages[40:]]
+    assert [s["body"]["request_id"] for s in seen] == ids == [request_id_for("user-1", "sess-1", i, c)
+                                                               for i, c in enumerate(chunks)]
     assert [m["content"] for s in seen for m in s["body"]["messages"]] == [m["content"] for m in messages]
 
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from memory_arena.systems import SYSTEMS, build_system, ingest_task, retrieve_for_task, task_sessions
+from memory_arena.systems import SYSTEMS, build_system, ingest_task, retrieve_for_task, task_sessions, task_user_id
 from memory_arena.systems.extras import MissingExtra, require
 from system_deps import built
 from memory_arena.systems.text import tokenize
@@ -80,14 +80,15 @@ def test_full_context_returns_newest_first_up_to_top_k():
 def test_top_k_unknown_user_and_reset(name):
     system = built(name)
     task = make_task()
-    ingest_task(system, task)
-    assert len(system.search(task.id, "dog called", 1)) == 1
-    assert system.search(task.id, "dog called", 0) == []
-    assert system.search("someone-else", "dog called", 5) == []
+    ingest_task(system, task)  # as task_user_id(task)
+    user = task_user_id(task)
+    assert len(system.search(user, "dog called", 1)) == 1
+    assert system.search(user, "dog called", 0) == []
+    assert system.search(task.id, "dog called", 5) == []
     ingest_task(system, task)  # re-ingesting replaces, never duplicates
-    assert len(system.search(task.id, "dog called rex max lunch pasta cat luna lovely", 50)) <= len(task.turns)
-    system.reset(task.id)
-    assert system.search(task.id, "dog", 5) == []
+    assert len(system.search(user, "dog called rex max lunch pasta cat luna lovely", 50)) <= len(task.turns)
+    system.reset(user)
+    assert system.search(user, "dog", 5) == []
 
 
 @pytest.mark.parametrize("name", LEXICAL)
@@ -136,9 +137,9 @@ def test_users_stay_isolated_under_concurrent_add_and_search(name):
 @pytest.mark.parametrize("name", LEXICAL)
 def test_query_without_known_words_returns_nothing(name):
     system = built(name)
-    ingest_task(system, make_task())
-    assert system.search("update-0000", "zebra?", 5) == []
-    assert system.search("update-0000", "", 5) == []
+    ingest_task(system, make_task(), "u")
+    assert system.search("u", "zebra?", 5) == []
+    assert system.search("u", "", 5) == []
 
 
 @pytest.mark.parametrize("name", ["grep", "bm25"])
@@ -199,3 +200,24 @@ def test_an_import_error_inside_an_installed_package_is_not_called_a_missing_ext
     assert not isinstance(caught.value, MissingExtra) and caught.value.name == "zq_not_a_real_dependency"
     with pytest.raises(MissingExtra, match=r"\(zq_absent is not installed\)"):
         require("zq_absent.sub", "bm25", "a test")
+
+
+def test_a_system_that_cannot_forget_keeps_tasks_of_one_id_but_other_content_apart():
+    # Regression (#17.1, the environment's path): a service without delete was asked about a
+    # task under its bare id, so a second dataset's `update-0000` was searched in the first's.
+    from memory_arena.systems.grep import GrepSystem
+
+    class Keeper(GrepSystem):
+        can_forget = False
+
+        def reset(self, user_id=None):  # like `http`: nothing can be deleted
+            pass
+
+    system = Keeper()
+    first, second = make_task(), make_task()
+    second = Task(second.id, second.category, second.noise_turns,
+                  tuple(Turn(t.role, t.content.replace("Max", "Bruno"), t.timestamp, t.session) for t in second.turns),
+                  second.question, "Bruno", (), second.meta)
+    assert "Max" in retrieve_for_task(system, first, 1)[0]["content"]
+    got = retrieve_for_task(system, second, 10)
+    assert "Bruno" in got[0]["content"] and not any("Max" in m["content"] for m in got)

@@ -2,7 +2,8 @@
 
 - A session is sent in chunks of at most 20 messages and at most 2,000 words, cut on message
   boundaries (a single longer message travels alone). Each chunk's `request_id` is derived
-  from (user, session, chunk index), so a retried or repeated ingestion is idempotent.
+  from (user, session, chunk index, the chunk's messages), so a retried or repeated ingestion
+  is idempotent, and different messages are never taken for a write already done.
 - Add is retried on 408/409/425/429/500/502/503/504 and on transport errors; Search on the
   same minus 409 (a conflict is about a write). Waits grow exponentially, are bounded, and
   honour `Retry-After` (seconds or an HTTP date). There is no jitter: a run is repeatable.
@@ -102,10 +103,19 @@ def chunk_messages(messages: Sequence[dict[str, Any]], max_messages: int = CHUNK
     return chunks
 
 
-def request_id_for(user_id: str, session_id: str, chunk_index: int) -> str:
-    """A stable id per chunk, so that a retry or a re-run is recognised as the same write."""
-    key = json.dumps([user_id, session_id, chunk_index], ensure_ascii=False)
-    return "ma-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+def wire_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages as an Add sends them: role, content and timestamp, nothing else."""
+    return [{k: m[k] for k in ("role", "content", "timestamp") if k in m} for m in messages]
+
+
+def request_id_for(user_id: str, session_id: str, chunk_index: int, messages: Sequence[dict[str, Any]]) -> str:
+    """A stable id per chunk, so that a retry or a re-run is recognised as the same write.
+
+    The messages are part of it: a service keeps the first write of a request id, so an id
+    that did not change with the content would make it keep an earlier run's text."""
+    key = json.dumps([user_id, session_id, chunk_index, wire_messages(messages)], ensure_ascii=False,
+                     separators=(",", ":"))
+    return "ma-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def check_add_response(sent: dict[str, Any], payload: Any) -> str | None:
@@ -186,7 +196,7 @@ class ContractClient:
     def add(self, request_id: str, user_id: str, session_id: str, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """One Add request (no chunking); returns the validated 200 body."""
         body = {"request_id": request_id, "user_id": user_id, "session_id": session_id,
-                "messages": [{k: m[k] for k in ("role", "content", "timestamp") if k in m} for m in messages]}
+                "messages": wire_messages(messages)}
         payload = self._post("Add", self.add_url, body, ADD_RETRY_STATUSES)
         problem = check_add_response(body, payload)
         if problem:
@@ -197,7 +207,7 @@ class ContractClient:
         """Send a whole session in chunks; returns the request ids used, in order."""
         ids = []
         for index, chunk in enumerate(chunk_messages(messages)):
-            request_id = request_id_for(user_id, session_id, index)
+            request_id = request_id_for(user_id, session_id, index, chunk)
             self.add(request_id, user_id, session_id, chunk)
             ids.append(request_id)
         return ids
@@ -218,7 +228,10 @@ class ContractClient:
     def _post(self, kind: str, url: str, body: dict[str, Any], retry_on: frozenset[int]) -> Any:
         import httpx
 
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: send it escaped and let the service refuse it
+            content = json.dumps(body).encode("ascii")
         last = ""
         for attempt in range(1, self.retry.max_attempts + 1):
             retry_after = None

@@ -14,7 +14,7 @@ from typing import Any
 
 from memory_arena.systems.base import Memory, MemorySystem, Message
 from memory_arena.systems.extras import MissingExtra, require
-from memory_arena.systems.ingest import ingest_task, retrieve_for_task, task_sessions
+from memory_arena.systems.ingest import ingest_task, retrieve_for_task, task_sessions, task_user_id
 
 # name -> (module, class). The order is the order of the scorecard and of `--help`.
 SYSTEMS: dict[str, tuple[str, str]] = {
@@ -65,4 +65,4 @@ def build_system(name: str, **kw: Any) -> MemorySystem:
 
 
 __all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "MissingExtra", "build_system", "check_name", "ingest_task", "is_url",
-           "retrieve_for_task", "task_sessions"]
+           "retrieve_for_task", "task_sessions", "task_user_id"]

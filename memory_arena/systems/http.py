@@ -3,9 +3,10 @@ client (chunking, retries, validation of every answer).
 
 The contract has no delete, so `reset` forgets nothing on the service. Re-ingesting a
 task is still safe: the client derives each chunk's `request_id` from (user, session,
-chunk index), the service keeps the first write of a request id, and so a second
-ingestion of the same task under the same user changes nothing. A `user_prefix` keeps
-one run's users apart from another's on a shared service.
+chunk index, messages), the service keeps the first write of a request id, and so a second
+ingestion of the same task under the same user changes nothing; a task's user carries a
+hash of its turns (`ingest.task_user_id`), so another conversation is another user. A
+`user_prefix` keeps one run's users apart from another's on a shared service.
 """
 
 from __future__ import annotations

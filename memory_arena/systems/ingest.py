@@ -3,10 +3,19 @@
 The bench and the environment both go through `ingest_task`, so a system sees the same
 requests whichever asks. Messages carry role, content and the turn's timestamp; the
 session id is the turn's `session` number as a string.
+
+The user is `task_user_id(task)`: the task id plus a hash of the task's turns. A service
+keeps what it was sent and the contract has no delete, so a service that already holds
+`recall-0000` of another dataset (another seed, `n` or generator version) must not be asked
+about this one under the same user: it would answer the new Adds "already done" and search
+the old conversation. A hash of the content makes the same conversation the same user on
+every run (re-ingestion stays a no-op) and any other conversation a different one.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 import uuid
 
@@ -25,10 +34,17 @@ def task_sessions(task: Task) -> list[tuple[str, list[Message]]]:
     return sessions
 
 
+def task_user_id(task: Task) -> str:
+    """The user a task is ingested as: `<task id>-<16 hex digits of a SHA-256 of its turns>`."""
+    turns = [[t.role, t.content, t.timestamp, t.session] for t in task.turns]
+    digest = hashlib.sha256(json.dumps(turns, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return f"{task.id}-{digest.hexdigest()[:16]}"
+
+
 def ingest_task(system: MemorySystem, task: Task, user_id: str | None = None) -> list[float]:
-    """Forget `user_id` (default: the task id), then add every session of the task.
+    """Forget `user_id` (default: `task_user_id(task)`), then add every session of the task.
     Returns the wall time of each Add in seconds (for latency figures only)."""
-    user = user_id or task.id
+    user = user_id or task_user_id(task)
     system.reset(user)
     latencies = []
     for session_id, messages in task_sessions(task):
@@ -44,14 +60,15 @@ def retrieve_for_task(system: MemorySystem, task: Task, top_k: int, user_id: str
     Safe to call concurrently for the same task (rollouts of one prompt): without an explicit
     `user_id`, a system that can forget ingests under a fresh scratch user that is forgotten
     afterwards, so no call ever sees another's half-ingested history; a system that cannot
-    forget (`http`) reuses the task id, and its idempotent Adds make a repeat a no-op. The
-    user id never affects a ranking, so the result is the same either way."""
+    forget (`http`) uses `task_user_id(task)`, and its idempotent Adds make a repeat a no-op.
+    The user id never affects a ranking, so the result is the same either way."""
     if user_id is not None:
         ingest_task(system, task, user_id)
         return system.search(user_id, task.question, top_k)
     if not system.can_forget:
-        ingest_task(system, task, task.id)
-        return system.search(task.id, task.question, top_k)
+        user = task_user_id(task)
+        ingest_task(system, task, user)
+        return system.search(user, task.question, top_k)
     scratch = f"{task.id}~{uuid.uuid4().hex}"
     try:
         ingest_task(system, task, scratch)

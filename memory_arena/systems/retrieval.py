@@ -32,8 +32,10 @@ def turn_ranking(task: Task, memories: Sequence[Memory]) -> list[int | None]:
     """The turn index of each returned memory (None when it matches no turn).
 
     A memory matches the turn with the same content and timestamp; failing that (a service
-    that rewrites content, or drops timestamps) the turn with the same timestamp, then the
-    first not yet matched turn with the same content."""
+    that rewrites content) the turn with the same timestamp. Only a memory without a time (a
+    service that drops timestamps) is matched by content alone, to the first not yet matched
+    turn with that content: a memory whose time is no turn's time is another message, even
+    when its words are the same (a conversation an earlier run left on the service)."""
     by_both = {(t.content, t.timestamp): i for i, t in enumerate(task.turns)}
     by_time = {t.timestamp: i for i, t in enumerate(task.turns)}
     by_content: dict[str, list[int]] = {}
@@ -46,7 +48,7 @@ def turn_ranking(task: Task, memories: Sequence[Memory]) -> list[int | None]:
         index = by_both.get((m["content"], created))
         if index is None and created is not None:
             index = by_time.get(created)
-        if index is None:
+        if index is None and created is None:
             index = next((i for i in by_content.get(m["content"], []) if i not in used), None)
         if index is not None:
             used.add(index)
