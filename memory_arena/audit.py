@@ -26,6 +26,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 from .tasks.schema import CATEGORIES, Task, Turn
@@ -42,7 +43,7 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 # Lyon", "instead of Lyon". Normalised spelling: apostrophes are gone ("isn't" -> "isnt").
 NEGATORS = frozenset(("not", "no", "never", "nor", "neither", "isnt", "wasnt", "arent", "werent", "dont", "didnt",
                       "doesnt", "longer", "instead", "than"))
-BRIDGES = frozenset(("in", "at", "on", "to", "from", "with", "for", "spot", "desk", "space", "number", "room", "floor"))
+BRIDGES = frozenset(("in", "at", "on", "of", "to", "from", "with", "for", "spot", "desk", "space", "number", "room", "floor"))
 # ... and what after a mention withdraws it: "Lyon was a mistake" ("a" is dropped by normalize).
 WITHDRAWN_AFTER = (("was", "mistake"), ("was", "wrong"), ("is", "wrong"), ("was", "typo"))
 
@@ -65,7 +66,9 @@ class Mention:
     turn: int
     """Index of the turn in the conversation."""
     start: int
-    """Offset in the turn's normalised text (orders the mentions of one turn)."""
+    """Index of its first word in the turn's normalised words."""
+    end: int
+    """Index after its last word."""
     value: str
     """The candidate, as spelled in the candidate set."""
     negated: bool
@@ -85,12 +88,14 @@ class View:
     candidates: tuple[str, ...]
     """Answer, stale values and distractors, deduplicated, in order of first mention (values
     never mentioned come last, in meta order)."""
-    texts: tuple[str, ...]
-    """Each turn's normalised text."""
+    words: tuple[tuple[str, ...], ...]
+    """Each turn's normalised words."""
     mentions: tuple[Mention, ...]
     """Every mention, in conversation order."""
     by_turn: dict[int, tuple[Mention, ...]] = field(repr=False)
     """Mentions grouped by turn index (only turns with at least one)."""
+    shapes: tuple[str, ...] = field(repr=False)
+    """Each turn's normalised text with every candidate replaced by `_`: its template shape."""
 
     def user_turns(self, limit: int | None = None) -> list[int]:
         """Indices of the user turns that mention a candidate, oldest first, before `limit`."""
@@ -104,10 +109,10 @@ class View:
                 return mention.value
         return None
 
-    def reply_to(self, turn: int) -> str:
-        """The normalised assistant reply right after `turn` ("" when there is none)."""
+    def reply_to(self, turn: int) -> tuple[str, ...]:
+        """The normalised words of the assistant reply right after `turn` (none at the end)."""
         nxt = turn + 1
-        return self.texts[nxt] if nxt < len(self.turns) and self.turns[nxt].role == "assistant" else ""
+        return self.words[nxt] if nxt < len(self.turns) and self.turns[nxt].role == "assistant" else ()
 
 
 def candidates_of(task: Task) -> list[str]:
@@ -124,45 +129,55 @@ def view_of(task: Task, key: int = 0) -> View:
         form = normalize(value)
         if form and form not in forms:  # two candidates spelled alike cannot be told apart
             forms[form] = value
-    texts = tuple(_norm(t.content) for t in task.turns)
+    words = tuple(tuple(_norm(t.content).split()) for t in task.turns)
+    # First word -> the candidates' word sequences starting with it, longest first, so that
+    # overlapping candidates keep the longest match.
+    starts: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for form, value in sorted(forms.items(), key=lambda f: -len(f[0].split())):
+        starts.setdefault(form.split()[0], []).append((tuple(form.split()), value))
     mentions: list[Mention] = []
-    if forms:
-        # Longest alternative first, and regex scanning is leftmost: overlapping forms keep the longest.
-        pattern = re.compile("(?<= )(?:" + "|".join(map(re.escape, sorted(forms, key=len, reverse=True))) + ")(?= )")
-        for index, text in enumerate(texts):
-            padded = f" {text} "
-            found = [(m.start(), m.end(), forms[m.group()]) for m in pattern.finditer(padded)]
-            for start, end, value in found:
-                mentions.append(Mention(index, start, value, _rejected(padded, start, end)))
+    for index, tokens in enumerate(words):
+        i = 0
+        while i < len(tokens):
+            for seq, value in starts.get(tokens[i], ()):
+                if tokens[i:i + len(seq)] == seq:
+                    mentions.append(Mention(index, i, i + len(seq), value, _rejected(tokens, i, i + len(seq))))
+                    i += len(seq) - 1
+                    break
+            i += 1
     order = list(dict.fromkeys(m.value for m in mentions))
     candidates = tuple(order + [v for v in values if v not in order])
     by_turn: dict[int, list[Mention]] = {}
     for mention in mentions:
         by_turn.setdefault(mention.turn, []).append(mention)
-    return View(key, task.category, task.turns, task.question, candidates, texts, tuple(mentions),
-                {t: tuple(ms) for t, ms in by_turn.items()})
+    shapes = []
+    for index, tokens in enumerate(words):
+        masked = list(tokens)
+        for mention in reversed(by_turn.get(index, ())):
+            masked[mention.start:mention.end] = ["_"]
+        shapes.append(" ".join(masked))
+    return View(key, task.category, task.turns, task.question, candidates, words, tuple(mentions),
+                {t: tuple(ms) for t, ms in by_turn.items()}, tuple(shapes))
 
 
 _POSSESSIVE = re.compile(r"['’]s\b")
 
 
+@lru_cache(maxsize=1 << 16)  # filler lines repeat across tasks
 def _norm(text: str) -> str:
     """The scorer's `normalize`, after dropping possessive 's: normalize would make "Nia's
     manager" into "nias manager", hiding the name."""
     return normalize(_POSSESSIVE.sub("", text))
 
 
-def _rejected(padded: str, start: int, end: int) -> bool:
-    """Whether the mention at [start, end) is negated or withdrawn by the words around it."""
-    before = padded[:start].split()
+def _rejected(tokens: tuple[str, ...], start: int, end: int) -> bool:
+    """Whether the mention at words [start, end) is negated or withdrawn by the words around it."""
+    before = tokens[max(0, start - 2):start]
     # "not spot 412", "not in Lyon": a preposition or a unit word may sit between the negator
     # and the value ("not the 12th floor" has lost its article); any other word ends the
     # negation's reach ("not right: Pune" does not reject Pune).
-    window = before[-2:] if before and before[-1] in BRIDGES else before[-1:]
-    if NEGATORS.intersection(window):
-        return True
-    after = tuple(padded[end:].split()[:2])
-    return after in WITHDRAWN_AFTER
+    window = before if before and before[-1] in BRIDGES else before[-1:]
+    return not NEGATORS.isdisjoint(window) or tokens[end:end + 2] in WITHDRAWN_AFTER
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,8 +195,13 @@ def key_noun(question: str) -> str | None:
     """The question's key word: a capitalised word past the first (a name: "Who does Oksana
     report to?") if there is one, weekdays excepted (the day rule reads those); otherwise the
     longest content word, the first of equals. Stemmed as `content_words`."""
-    words = re.findall(r"[A-Za-z][\w-]*", _POSSESSIVE.sub("", question))
-    names = [w for w in words[1:] if w[0].isupper() and w.casefold() not in WEEKDAYS and w != "I"]
+    text = _POSSESSIVE.sub("", question)
+    found = list(re.finditer(r"[A-Za-z][\w-]*", text))
+    words = [m.group() for m in found]
+    # A capitalised word that does not open a sentence ("Where am I? Just the city." opens one).
+    names = [m.group() for m in found if m.group()[0].isupper() and m.group() != "I"
+             and text[:m.start()].rstrip()[-1:] not in ("", ".", "?", "!")
+             and m.group().casefold() not in WEEKDAYS]
     pool = names or [w for w in words if normalize(w) not in STOPWORDS and normalize(w) not in WEEKDAYS]
     if not pool:
         return None
@@ -189,10 +209,10 @@ def key_noun(question: str) -> str | None:
     return _stem(normalize(best).replace(" ", ""))
 
 
-def _has_word(text: str, key: str) -> bool:
-    """Whether a word of `text` shares the key's first five letters ("manag" in "manages")."""
+def _has_word(words: Iterable[str], key: str) -> bool:
+    """Whether one of `words` shares the key's first five letters ("manag" in "manages")."""
     prefix = key[:5]
-    return any(w.startswith(prefix) if len(key) >= 5 else _stem(w) == key for w in text.split())
+    return any(w.startswith(prefix) if len(key) >= 5 else _stem(w) == key for w in words)
 
 
 def asked_day(question: str) -> int | None:
@@ -225,16 +245,6 @@ def _pick_turn(turns: Iterable[int], key: Callable[[int], Any]) -> int | None:
     return best
 
 
-def _skeleton(view: View, turn: int) -> str:
-    """A turn's normalised text with every candidate replaced by `_`: its template shape."""
-    text = view.texts[turn]
-    for mention in sorted(view.by_turn.get(turn, ()), key=lambda m: -m.start):
-        form = normalize(mention.value)
-        cut = mention.start - 1  # offsets are in the space-padded text
-        text = text[:cut] + "_" + text[cut + len(form):]
-    return text
-
-
 # ---------------------------------------------------------------------------------------------
 # The corpus: what the rules learn from the audited set
 class Corpus:
@@ -250,28 +260,29 @@ class Corpus:
     KERNEL = 5  # position bins each side that still count, linearly less
 
     def __init__(self, tasks: Sequence[Task], views: Sequence[View] | None = None):
-        self.views = list(views) if views is not None else [view_of(t, i) for i, t in enumerate(tasks)]
+        """Fit on `tasks`; `views` (if given) must be `view_of(task, i)` for each, in order."""
+        views = list(views) if views is not None else [view_of(t, i) for i, t in enumerate(tasks)]
         self.filler_replies: set[str] = set()
         shapes: dict[str, set[str]] = {}
-        for view in self.views:
+        for view in views:
             for turn, message in enumerate(view.turns):
                 if message.role != "user" or turn + 1 >= len(view.turns):
                     continue
-                reply = _skeleton(view, turn + 1)
+                reply = view.shapes[turn + 1]
                 if turn not in view.by_turn:
                     self.filler_replies.add(reply)
-                shapes.setdefault(reply, set()).add(_skeleton(view, turn))
+                shapes.setdefault(reply, set()).add(view.shapes[turn])
         self.reply_shapes = {reply: len(s) for reply, s in shapes.items()}
         self._positions: dict[str, list[int]] = {c: [0] * self.BINS for c in CATEGORIES}
-        self._own_positions: list[list[int]] = []
+        self._own_positions: list[Counter] = []
         self._features: dict[str, Counter] = {}
         self._own_features: list[Counter] = []
-        for task, view in zip(tasks, self.views):
+        for task, view in zip(tasks, views):
             own = [self._bin(e, len(view.turns)) for e in task.meta.get("evidence", ()) if 0 <= e < len(view.turns)]
             hist = self._positions.setdefault(view.category, [0] * self.BINS)
             for b in own:
                 hist[b] += 1
-            self._own_positions.append(own)
+            self._own_positions.append(Counter(own))
             counts: Counter = Counter()
             evidence = set(task.meta.get("evidence", ()))
             for mention, feats in surface_features(view):
@@ -283,26 +294,24 @@ class Corpus:
             self._own_features.append(counts)
         self._distinct: dict[str, Counter] = {}
         for category, counts in self._features.items():
-            self._distinct[category] = Counter(f[0] for f, _ in counts if f)
+            # Distinct values per feature: the Laplace denominator.
+            self._distinct[category] = Counter(name for name, _ in {f for f, _ in counts if f})
 
     def _bin(self, turn: int, length: int) -> int:
         return min(self.BINS - 1, turn * self.BINS // max(1, length))
 
     def is_filler_reply(self, view: View, turn: int) -> bool:
-        return _skeleton(view, turn + 1) in self.filler_replies
+        return view.shapes[turn + 1] in self.filler_replies
 
     def is_acknowledgement(self, view: View, turn: int) -> bool:
         """A reply that never answers filler and follows at least three different user-turn
         shapes: a stock acknowledgement ("Noted."), not a reply to what was said."""
-        reply = _skeleton(view, turn + 1)
+        reply = view.shapes[turn + 1]
         return reply not in self.filler_replies and self.reply_shapes.get(reply, 0) >= 3
 
     def evidence_density(self, view: View, turn: int) -> float:
         """How often other tasks of the category hold evidence near this relative position."""
-        hist = self._positions.get(view.category)
-        if hist is None:
-            return 0.0
-        own = Counter(self._own_positions[view.key]) if view.key < len(self._own_positions) else Counter()
+        hist, own = self._positions[view.category], self._own_positions[view.key]
         centre = self._bin(turn, len(view.turns))
         total = 0.0
         for d in range(-self.KERNEL, self.KERNEL + 1):
@@ -314,10 +323,7 @@ class Corpus:
     def surface_log_odds(self, view: View, feats: dict[str, Any]) -> float:
         """Naive-Bayes log odds that a mention with these surface features is the answer at an
         evidence turn, fitted on the other tasks of the category (Laplace smoothing)."""
-        counts = self._features.get(view.category)
-        if counts is None:
-            return 0.0
-        own = self._own_features[view.key] if view.key < len(self._own_features) else Counter()
+        counts, own = self._features[view.category], self._own_features[view.key]
         pos = counts[("", True)] - own[("", True)]
         neg = counts[("", False)] - own[("", False)]
         distinct = self._distinct[view.category]
@@ -350,9 +356,9 @@ def surface_features(view: View) -> Iterable[tuple[Mention, dict[str, Any]]]:
         edge = "first" if sessions_first[message.session] == turn else (
             "last" if sessions_last[message.session] <= turn + 1 else "mid")
         shared = {
-            "reply": _skeleton(view, turn + 1) if reply else "",
-            "reply_words": min(30, len(reply.split())),
-            "words": min(40, len(view.texts[turn].split())),
+            "reply": view.shapes[turn + 1] if reply else "",
+            "reply_words": min(30, len(reply)),
+            "words": min(40, len(view.words[turn])),
             "punct": re.sub(r"[\w\s]", "", message.content)[:6],
             "gap": int(math.log2(1 + max(0, message.timestamp - previous) // 1000)),
             "delay": int(math.log2(1 + max(0, delay) // 1000)),
@@ -382,7 +388,7 @@ def most_mentioned(view: View, corpus: Corpus) -> str | None:
 
 def question_overlap(view: View, corpus: Corpus) -> str | None:
     asked = content_words(view.question)
-    turn = _pick_turn(view.user_turns(), lambda t: len(asked & {_stem(w) for w in view.texts[t].split()}))
+    turn = _pick_turn(view.user_turns(), lambda t: len(asked & {_stem(w) for w in view.words[t]}))
     return None if turn is None else view.last_in(turn)
 
 
@@ -390,7 +396,7 @@ def key_noun_turn(view: View, corpus: Corpus) -> str | None:
     key = key_noun(view.question)
     if key is None:
         return None
-    turns = [t for t in view.by_turn if _has_word(view.texts[t], key)]
+    turns = [t for t in view.by_turn if _has_word(view.words[t], key)]
     return view.last_in(turns[-1]) if turns else None
 
 
@@ -422,12 +428,12 @@ def not_negated(view: View, corpus: Corpus) -> str | None:
 
 
 def longest_turn(view: View, corpus: Corpus) -> str | None:
-    turn = _pick_turn(view.user_turns(), lambda t: len(view.texts[t].split()))
+    turn = _pick_turn(view.user_turns(), lambda t: len(view.words[t]))
     return None if turn is None else view.last_in(turn)
 
 
 def shortest_turn(view: View, corpus: Corpus) -> str | None:
-    turn = _pick_turn(view.user_turns(), lambda t: -len(view.texts[t].split()))
+    turn = _pick_turn(view.user_turns(), lambda t: -len(view.words[t]))
     return None if turn is None else view.last_in(turn)
 
 
