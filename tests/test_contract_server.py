@@ -220,6 +220,38 @@ def test_body_size_limit(http: httpx.Client) -> None:
     assert search(http, "big", "x y") == []
 
 
+@pytest.mark.parametrize("endpoint, body, status, field", [
+    # Regression (#17.5): these raised RecursionError / ValueError past the handler: a 500.
+    ("add", b"[" * 100_000 + b"]" * 100_000, 400, None),
+    ("search", b'{"user_id": "deep", "query": "q", "top_k": 1, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+     400, None),
+    ("search", b'{"user_id": "big", "query": "q", "top_k": ' + b"7" * 5000 + b"}", 200, None),
+    ("search", b'{"user_id": "big", "query": "q", "top_k": -' + b"7" * 5000 + b"}", 422, "top_k"),
+    ("add", b'{"request_id": "r", "user_id": "big", "session_id": "s", "messages": '
+            b'[{"role": "user", "content": "c", "timestamp": ' + b"9" * 5000 + b"}]}", 422, "timestamp"),
+    ("add", b'{"request_id": "r", "user_id": "big", "session_id": "s", "extra": ' + b"9" * 5000 + b", "
+            b'"messages": [{"role": "user", "content": "huge number elsewhere"}]}', 200, None),
+])
+def test_deep_nesting_and_huge_numbers_are_client_errors(server: Running, http: httpx.Client, endpoint: str,
+                                                          body: bytes, status: int, field: str | None) -> None:
+    response = http.post(f"/{endpoint}", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == status, response.text
+    if status == 422:
+        assert any(field in err["loc"] for err in response.json()["detail"])
+    elif status == 400:
+        assert isinstance(response.json()["detail"], str)
+    assert "Traceback" not in server.log.read_text()
+
+
+def test_a_user_without_content_words_is_searchable(http: httpx.Client) -> None:
+    # Regression (#17.2): every Search of such a user was a 500 until a content word arrived.
+    user = unique("emoji")
+    assert add(http, user, ["👍", "ok!"]).status_code == 200
+    assert search(http, user, "thumbs") == []
+    assert add(http, user, ["thumbs up"]).status_code == 200
+    assert [r["content"] for r in search(http, user, "thumbs")] == ["thumbs up"]
+
+
 def test_bodies_never_reach_the_log(server: Running, http: httpx.Client) -> None:
     add(http, unique("log"), [f"{SECRET} in an Add"])
     http.post("/search", json={"user_id": "log", "query": f"{SECRET} in a search", "top_k": 1})

@@ -175,9 +175,24 @@ async def _read_json(request: Any, limit: int) -> Any:
             raise HttpError(413, f"request body larger than {limit} bytes")
         chunks.append(chunk)
     try:
-        return json.loads(b"".join(chunks).decode("utf-8"))
+        return json.loads(b"".join(chunks).decode("utf-8"), parse_int=_parse_int)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise HttpError(400, "the body is not valid JSON (UTF-8)") from None
+    except RecursionError:
+        raise HttpError(400, "the body nests arrays or objects too deeply") from None
+
+
+# Longer integers are out of every range the contract has (timestamps are signed 64-bit, top_k
+# is clamped), and Python refuses to convert one of more than 4,300 digits (a ValueError).
+_MAX_INT_DIGITS = 40
+
+
+def _parse_int(text: str) -> int:
+    """A JSON integer; one too long to matter stands in as +-2**200, which validation then
+    refuses or clamps exactly as it would the number itself."""
+    if len(text) <= _MAX_INT_DIGITS:
+        return int(text)
+    return -(2**200) if text.startswith("-") else 2**200
 
 
 def create_app(config: ServerConfig, store: Store | None = None):
