@@ -33,11 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write {baseline: report} as JSON")
     parser.add_argument("--seed", type=int, default=0, help="seed of random-candidate (default %(default)s)")
     args = parser.parse_args(argv)
+    if args.json is not None:
+        problem = _unwritable(args.json)  # fail before the run, not after it
+        if problem:
+            return _error(f"cannot write {args.json}: {problem}")
     try:
         tasks = load_tasks(args.data)
     except DatasetError as exc:
-        sys.stderr.write(f"run_offline.py: error: {exc}\n")
-        return 2
+        return _error(str(exc))
     reports = {}
     for name in args.baselines:
         baseline = make_baseline(name, tasks, seed=args.seed)
@@ -46,10 +49,28 @@ def main(argv: list[str] | None = None) -> int:
         print()
     print(summary_table(reports))
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(reports, indent=2) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(reports, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            return _error(f"cannot write {args.json}: {exc.strerror or exc}")
         print(f"\nwrote {args.json}")
     return 0
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"run_offline.py: error: {message}\n")
+    return 2
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `path` cannot become a file, or None: it is a folder, or a parent is a file."""
+    if path.is_dir():
+        return "it is a folder"
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else f"{parent} is a file, not a folder"
+    return None
 
 
 def summary_table(reports: dict) -> str:

@@ -101,21 +101,27 @@ def test_fails_naming_the_fault(tmp_path: Path, fault: str) -> None:
     assert "request:  POST" in block and "response: " in block
 
 
-def test_unreachable_service_fails_every_check(tmp_path: Path) -> None:
+def test_unreachable_service_is_one_line(tmp_path: Path) -> None:
+    # Regression (#17.11): a dead URL printed 89 FAIL rows (369 lines).
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = check(f"http://127.0.0.1:{port}")
-    assert proc.returncode == 1 and "no response: ConnectError" in proc.stdout
-    assert "PASS" not in rows(proc.stdout).values()
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"memory-arena check-endpoint: error: cannot connect to http://127.0.0.1:{port}/")
 
 
 @pytest.mark.parametrize("args, message", [
     (["--add", "localhost/add", "--search", "http://x/search"], "--add must be an http"),
     (["--add", "http://x/add", "--search", "http://x/search", "--api-key-env", "MA_SURELY_UNSET_VAR"], "MA_SURELY_UNSET_VAR"),
     (["--add", "http://x/add"], "--search"),
+    (["--add", "http:///add", "--search", "http://x/search"], "--add must be an http"),
+    (["--add", "http://x:99999/add", "--search", "http://x/search"], "--add must be an http"),
+    (["--add", "http://x/add", "--search", "http://x/search", "--timeout", "nan"], "--timeout"),
+    (["--add", "http://x/add", "--search", "http://x/search", "--timeout", "inf"], "--timeout"),
 ])
 def test_usage_errors(args: list[str], message: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "memory_arena.cli", "check-endpoint", *args],

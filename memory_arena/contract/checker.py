@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from memory_arena.contract.client import check_add_response, check_search_response
+from memory_arena.systems.extras import MissingExtra, require
 
 
 class _Missing:
@@ -163,15 +166,19 @@ class Result:
     exchanges: list[Exchange] = field(default_factory=list)
 
 
+class Unreachable(Exception):
+    """A URL refused the connection (or never accepted it): no check can say anything more."""
+
+
 class Prober:
     """Sends raw requests and keeps each exchange for the failure report."""
 
     def __init__(self, add_url: str, search_url: str, health_url: str | None, api_key: str | None,
                  timeout: float) -> None:
-        import httpx
-
+        httpx = require("httpx", "server", "check-endpoint")
         self.add_url, self.search_url, self.health_url = add_url, search_url, health_url
         self.api_key = api_key
+        self.answered = 0
         self._http = httpx.Client(timeout=timeout)
 
     def auth_headers(self) -> dict[str, str]:
@@ -187,9 +194,14 @@ class Prober:
         hdrs = {"Content-Type": "application/json", **(self.auth_headers() if headers is None else headers)}
         try:
             response = self._http.request(method, url, content=raw, headers=hdrs)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            # Nothing listens there: one line says it better than a FAIL row for every check.
+            answered = f" (after {self.answered} answered requests)" if self.answered else ""
+            raise Unreachable(f"cannot connect to {url}: {exc or type(exc).__name__}{answered}") from None
         except httpx.HTTPError as exc:
             ex.text = f"no response: {type(exc).__name__}: {exc}"
             return ex
+        self.answered += 1
         ex.status, ex.text = response.status_code, response.text
         try:
             ex.payload = response.json()
@@ -402,22 +414,39 @@ def run(args: argparse.Namespace) -> int:
 
     for flag in ("add", "search", "health"):
         url = getattr(args, flag)
-        if url is not None and not url.startswith(("http://", "https://")):
-            return usage(f"--{flag} must be an http:// or https:// URL, got {url!r}")
+        if url is not None and not _is_http_url(url):
+            return usage(f"--{flag} must be an http:// or https:// URL with a host (and a port from 1 to 65535), "
+                         f"got {url!r}")
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env, "")
         if not api_key.strip():
             return usage(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset")
-    if args.timeout <= 0:
-        return usage("--timeout must be positive")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        return usage(f"--timeout must be a positive number of seconds, got {args.timeout}")
     # A fresh seed from the OS unless one is given: repeated runs never collide on a live service.
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    print(f"check-endpoint: add {args.add}, search {args.search}, seed {seed} (reproduce with --seed {seed})")
-    prober = Prober(args.add, args.search, args.health, api_key, args.timeout)
+    try:
+        prober = Prober(args.add, args.search, args.health, api_key, args.timeout)
+    except MissingExtra as exc:
+        print(f"memory-arena check-endpoint: error: {exc}", file=sys.stderr)
+        return 1
     try:
         results = run_checks(prober, seed)
+    except Unreachable as exc:
+        print(f"memory-arena check-endpoint: error: {exc}", file=sys.stderr)
+        return 1
     finally:
         prober.close()
+    print(f"check-endpoint: add {args.add}, search {args.search}, seed {seed} (reproduce with --seed {seed})")
     print(format_report(results))
     return 0 if all(r.passed for r in results) else 1
+
+
+def _is_http_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0

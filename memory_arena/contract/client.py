@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
+from memory_arena.systems.extras import require
+
 ADD_RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 SEARCH_RETRY_STATUSES = ADD_RETRY_STATUSES - {409}
 CHUNK_MESSAGES = 20
@@ -177,8 +179,7 @@ class ContractClient:
     def __init__(self, add_url: str, search_url: str, *, api_key: str | None = None, timeout: float = 30.0,
                  retry: RetryPolicy = RetryPolicy(), sleep: Callable[[float], None] = time.sleep,
                  http: Any = None) -> None:
-        import httpx
-
+        httpx = require("httpx", "server", "the Add/Search client")
         self.add_url, self.search_url = add_url, search_url
         self.retry = retry
         self._sleep = sleep

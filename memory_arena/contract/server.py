@@ -37,6 +37,7 @@ from typing import Any, AsyncIterator, Callable
 
 from memory_arena.contract.store import GroupCommitWriter, Store, StoreError, StoredAdd
 from memory_arena.contract.validation import AddRequest, ValidationFailed, validate_add, validate_search
+from memory_arena.systems.extras import require
 
 log = logging.getLogger("memory_arena.server")
 
@@ -361,11 +362,23 @@ def run(args: argparse.Namespace) -> int:
         if not api_key.strip():
             return _usage_error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset")
     config = ServerConfig(Path(args.db), args.backend, api_key, args.max_top_k, args.max_body_bytes)
+    created = not config.db.exists()
+    store = None
     try:
+        for module in ("starlette", "uvicorn"):  # before the database file: nothing left behind
+            require(module, "server", "memory-arena serve")
         store = Store(config.db)
         app = create_app(config, store)
-        sock = listen(args.host, args.port)
-    except (StoreError, OSError, ImportError, ValueError) as exc:
+        try:
+            sock = listen(args.host, args.port)
+        except OSError as exc:
+            raise OSError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    except (StoreError, OSError, ImportError, ValueError, RuntimeError) as exc:
+        if store is not None:
+            store.close()
+            if created:  # a file this failed start made holds nothing: do not leave it behind
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{config.db}{suffix}").unlink(missing_ok=True)
         print(f"memory-arena serve: error: {exc}", file=sys.stderr)
         return 1
     service: MemoryService = app.state.service
