@@ -29,31 +29,35 @@ CLOSEST_KEYS = 3
 
 TOOL_NAMES = ("store_memory", "retrieve_memory", "list_memories")
 
-# The tool descriptions are the model's only documentation of its memory, so they say what
-# persists, what the limits are and what comes back. Both adapters read them from here.
+# The tool descriptions are the model's only documentation of its memory. They say what each
+# tool is for and when to call it, in plain words a small model follows (issue #16: with
+# descriptions that only said what a tool does, small models never called them). Both
+# adapters read them from here.
 TOOL_DOCS: dict[str, str] = {
     "store_memory": (
-        "Save a note in your persistent memory under a key, overwriting any note already "
-        "stored under that key. Notes persist for the rest of this conversation, even after "
-        f"earlier messages are removed from view. Keys are at most {MAX_KEY_CHARS} characters, "
-        f"values at most {MAX_VALUE_CHARS}, and you can hold at most {MAX_ENTRIES} keys. "
-        "Returns a confirmation or an error message."
+        "Save one fact so that you still have it after the message that said it is gone. Call it "
+        "as soon as the user states a fact. Use a short key that names the fact (e.g. 'user_city') "
+        "and the fact as the value (e.g. 'Lisbon'). Saving under a key that already exists replaces "
+        "the old value: do that when a fact changes or is corrected. Limits: keys up to "
+        f"{MAX_KEY_CHARS} characters, values up to {MAX_VALUE_CHARS}, at most {MAX_ENTRIES} keys. "
+        "Returns 'stored' or 'updated', or an error message."
     ),
     "retrieve_memory": (
-        "Read the note stored under a key (exact key, case-sensitive). If there is no such "
-        "key, the answer says so and lists the closest existing keys."
+        "Read back the fact saved under a key (exact key, case-sensitive). Call it before you "
+        "answer a question about something you stored. If there is no such key, the answer says "
+        "so and names the closest keys."
     ),
     "list_memories": (
-        "List every note in your memory as `key: value` lines, oldest key first, or say "
-        "that the memory is empty."
+        "Show every fact you saved, as 'key: value' lines, oldest key first. Call it before you "
+        "answer a question when you are not sure which key holds the fact."
     ),
 }
 ARG_DOCS: dict[str, dict[str, str]] = {
     "store_memory": {
-        "key": "Short name for the note, e.g. 'user_city'.",
-        "value": "The text to remember, e.g. 'The user lives in Chennai (moved from Pune).'",
+        "key": "Short name of the fact, e.g. 'user_city' or 'on_call_Tuesday'.",
+        "value": "The fact itself, e.g. 'Lisbon'.",
     },
-    "retrieve_memory": {"key": "The key the note was stored under."},
+    "retrieve_memory": {"key": "The key the fact was saved under."},
     "list_memories": {},
 }
 

@@ -16,15 +16,28 @@ Modes at the question:
 - `store_retrieve`: store_memory("answer", <answer>), then retrieve_memory("answer"), then
   reply with what the tool returned (the tool-using transcript of full delivery).
 - `http_error`: answer HTTP 500, so the eval output shows how a failed rollout is recorded.
-Streamed parts (`[Conversation part i of N]`) are acknowledged with "OK"; with `--store-parts`
-and tools offered, each part is first stored with store_memory("part_<i>", <part text>),
-and at the question list_memories is called before answering in `visible` mode.
+- `flip`: the k-th time its question is asked (from 0), `right` for even k, else `stale`: the
+  repeated rollouts of one task disagree, as a sampled model's do (with 3 rollouts: 2 right,
+  1 wrong, whatever order they arrive in).
+When the instructions ask for a final line `Answer: <value>`, the reply ends with that line.
+
+Tool policy: the scripted agent does what its instructions say first, as the small models
+tried in issue #16 did. When tools are offered and the system message tells it to store
+(`store_memory`) before it tells it to acknowledge, each streamed part (`[Conversation part
+i of N]`) is first stored with store_memory("part_<i>", <part text>), then acknowledged with
+"OK"; at the question it calls list_memories before answering in `visible` mode. Instructions
+that put the acknowledgement first get "OK" and no tool call.
+
+`--strict` makes the server refuse, as llama.cpp and other strict OpenAI-compatible servers
+do, a request with null where a string is required (e.g. `"reasoning_content": null`),
+content parts other than text, an unknown role, or a malformed tool call / tool message:
+HTTP 500 with llama.cpp's wording ("Failed to parse messages: ...").
 
 `--barrier K` holds the model's reply to a store result until K such requests are waiting
 (or 90 s passed), forcing concurrent rollouts to interleave: all stores happen before any
 read. `--double-encode` sends store arguments as a JSON string holding the JSON object.
 
-Usage: python scripted_server.py --script S.json --record R.jsonl --port-file P [--barrier K]
+Usage: python scripted_server.py --script S.json --record R.jsonl --port-file P [--strict] [--barrier K]
 """
 
 from __future__ import annotations
@@ -39,18 +52,62 @@ from typing import Any
 
 PART_RE = re.compile(r"^\[Conversation part (\d+) of (\d+)\]")
 MODEL_ID = "scripted"
+ANSWER_LINE = "Answer: <value>"
+ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+def told_to_store(instructions: str) -> bool:
+    """Whether instructions tell the agent to store (name store_memory) before they tell it to
+    acknowledge: the agent follows whichever comes first."""
+    store = instructions.find("store_memory")
+    ack = instructions.lower().find("acknowledg")
+    return store >= 0 and (ack < 0 or store < ack)
+
+
+def strict_violation(body: dict[str, Any]) -> str | None:
+    """Why a strict OpenAI-compatible server (llama.cpp's chat template parser) would refuse
+    this request, or None."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages must be a non-empty array"
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            return f"messages[{i}] must be an object"
+        role = m.get("role")
+        if role not in ROLES:
+            return f"messages[{i}]: unsupported role {role!r}"
+        for key, value in m.items():
+            # Only an assistant message with tool calls may have null content (OpenAI's schema).
+            if value is None and not (key == "content" and role == "assistant" and m.get("tool_calls")):
+                return f"messages[{i}].{key}: type must be {'array' if key == 'tool_calls' else 'string'}, but is null"
+        content = m.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
+                    return f"messages[{i}]: unsupported content part {json.dumps(part)[:80]}"
+        elif content is not None and not isinstance(content, str):
+            return f"messages[{i}].content: type must be string or array of text parts"
+        if "content" not in m and not m.get("tool_calls"):
+            return f"messages[{i}]: missing content"
+        for call in m.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if (not isinstance(call.get("id") if isinstance(call, dict) else None, str) or not isinstance(function, dict)
+                    or not isinstance(function.get("name"), str) or not isinstance(function.get("arguments"), str)):
+                return f"messages[{i}]: malformed tool call {json.dumps(call)[:80]}"
+        if role == "tool" and not isinstance(m.get("tool_call_id"), str):
+            return f"messages[{i}]: tool message without a string tool_call_id"
+    return None
 
 
 class Script:
-    """The reply logic; stateless between requests (everything comes from the request)."""
+    """The reply logic: everything comes from the request, except the count of `flip` questions."""
 
-    def __init__(self, entries: list[dict[str, Any]], store_parts: bool, double_encode: bool,
-                 barrier: threading.Barrier | None) -> None:
+    def __init__(self, entries: list[dict[str, Any]], double_encode: bool, barrier: threading.Barrier | None) -> None:
         self.entries = entries
-        self.store_parts = store_parts
         self.double_encode = double_encode
         self.barrier = barrier
         self.calls = 0
+        self.asked: dict[str, int] = {}
         self.lock = threading.Lock()
 
     def _call_id(self) -> str:
@@ -68,29 +125,39 @@ class Script:
         """The assistant message (content and/or tool_calls) for one request."""
         messages = body.get("messages") or []
         tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+        instructions = " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+        stores = "store_memory" in tools and told_to_store(instructions)
         last = messages[-1] if messages else {}
         user_texts = [m.get("content") for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
         last_user = user_texts[-1] if user_texts else ""
         question = last_user[len("Question: "):] if last_user.startswith("Question: ") else None
 
-        if question is None:  # a streamed part (or anything else): acknowledge, storing first if asked
+        if question is None:  # a streamed part (or anything else): acknowledge, storing first if told to
             match = PART_RE.match(last_user)
-            if match and self.store_parts and "store_memory" in tools and last.get("role") == "user":
+            if match and stores and last.get("role") == "user":
                 return {"tool_calls": [self._tool_call("store_memory", {"key": f"part_{match.group(1)}", "value": last_user})]}
             return {"content": "OK"}
+
+        def final(text: str) -> dict[str, Any]:
+            return {"content": f"Answer: {text}" if ANSWER_LINE in instructions else text}
 
         everything = " ".join(str(m.get("content")) for m in messages if m.get("content"))
         entry = next((e for e in self.entries if e["question"] == question and e.get("marker", "") in everything),
                      {"mode": "visible", "answer": ""})
         mode, answer, stale = entry.get("mode", "visible"), entry.get("answer", ""), entry.get("stale", "")
+        if mode == "flip":
+            with self.lock:
+                asked = self.asked.get(question, 0)
+                self.asked[question] = asked + 1
+            mode = "stale" if asked % 2 else "right"
         if mode == "http_error":
             return {"http_error": 500}
         if mode == "right":
-            return {"content": answer}
+            return final(answer)
         if mode == "stale":
-            return {"content": stale}
+            return final(stale)
         if mode == "hedge":
-            return {"content": f"{answer} or {stale}"}
+            return final(f"{answer} or {stale}")
         if mode == "store_retrieve":
             if last.get("role") == "user":
                 return {"tool_calls": [self._tool_call("store_memory", {"key": "answer", "value": answer})]}
@@ -102,13 +169,13 @@ class Script:
                     except threading.BrokenBarrierError:
                         return {"content": "barrier broken: rollouts did not interleave"}
                 return {"tool_calls": [self._tool_call("retrieve_memory", {"key": "answer"})]}
-            return {"content": result}
+            return final(result)
         # visible: read memory first when parts were stored, then answer only from what is shown
-        if self.store_parts and "list_memories" in tools and last.get("role") == "user":
+        if stores and "list_memories" in tools and last.get("role") == "user":
             return {"tool_calls": [self._tool_call("list_memories", {})]}
         shown = " ".join(str(m.get("content")) for m in messages[:-1] if m.get("content")) + " " + (
             str(last.get("content")) if last.get("role") == "tool" else "")
-        return {"content": answer if answer and answer.lower() in shown.lower() else "I don't know"}
+        return final(answer if answer and answer.lower() in shown.lower() else "I don't know")
 
 
 def _completion(message: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +203,7 @@ def _stream_chunks(message: dict[str, Any], include_usage: bool) -> list[dict[st
     return chunks
 
 
-def make_handler(script: Script, record: Path):
+def make_handler(script: Script, record: Path, strict: bool):
     record_lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -172,6 +239,11 @@ def make_handler(script: Script, record: Path):
                 self._send_json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             self._record(body)
+            problem = strict_violation(body) if strict else None
+            if problem is not None:  # llama.cpp's status and wording for a template parse failure
+                self._send_json(500, {"error": {"code": 500, "message": f"Failed to parse messages: {problem}",
+                                                "type": "server_error"}})
+                return
             message = script.reply(body)
             if "http_error" in message:
                 self._send_json(message["http_error"], {"error": {"message": "scripted server error", "type": "server_error"}})
@@ -196,14 +268,14 @@ def main() -> None:
     parser.add_argument("--script", required=True, help="JSON list of {question, marker, answer, stale, mode}")
     parser.add_argument("--record", required=True, help="JSONL file that receives every request")
     parser.add_argument("--port-file", required=True, help="file the bound port is written to")
-    parser.add_argument("--store-parts", action="store_true", help="store every streamed part when tools are offered")
+    parser.add_argument("--strict", action="store_true", help="refuse what strict OpenAI-compatible servers refuse")
     parser.add_argument("--double-encode", action="store_true", help="double-encode store_memory arguments")
     parser.add_argument("--barrier", type=int, default=0, help="hold store results until K arrive")
     args = parser.parse_args()
     entries = json.loads(Path(args.script).read_text(encoding="utf-8"))
     barrier = threading.Barrier(args.barrier, timeout=90) if args.barrier > 1 else None
-    script = Script(entries, args.store_parts, args.double_encode, barrier)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, Path(args.record)))
+    script = Script(entries, args.double_encode, barrier)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, Path(args.record), args.strict))
     Path(args.port_file + ".tmp").write_text(str(server.server_address[1]))
     Path(args.port_file + ".tmp").replace(args.port_file)  # atomic: readers never see a partial port
     server.serve_forever()

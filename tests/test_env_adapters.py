@@ -116,6 +116,39 @@ def test_classic_load_by_id_with_tools():
     assert stream.tool_defs in (None, [])
 
 
+@classic_only
+def test_classic_client_sends_no_null_fields():
+    """verifiers 0.3.1 writes `"tool_calls": null` and `"reasoning_content": null` on every
+    assistant message, which strict servers (llama.cpp) refuse; the environment's client copy
+    leaves them out and keeps everything else, including a null content next to tool calls."""
+    import asyncio
+
+    from openai import AsyncOpenAI
+    from verifiers.utils.message_utils import normalize_messages
+
+    from memory_arena.envs.classic import _without_null_fields
+
+    import verifiers as vf
+
+    client = vf.OpenAIChatCompletionsClient(
+        AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="unused"))
+    messages = normalize_messages([
+        {"role": "system", "content": "instructions"}, {"role": "user", "content": "part 1"},
+        {"role": "assistant", "content": "OK"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "list_memories", "arguments": "{}"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "the memory is empty"},
+    ], field_name="prompt")
+    raw, _ = asyncio.run(client.to_native_prompt(messages))
+    assert raw[2].get("tool_calls", "absent") is None or raw[2].get("reasoning_content", "absent") is None
+    wrapped = _without_null_fields(client)
+    assert _without_null_fields(wrapped) is wrapped and wrapped.client is client.client
+    sent, _ = asyncio.run(wrapped.to_native_prompt(messages))
+    assert sent[2] == {"role": "assistant", "content": "OK"}
+    assert sent[3]["content"] is None and sent[3]["tool_calls"][0]["function"]["name"] == "list_memories"
+    assert not [k for m in sent for k, v in m.items() if v is None and k != "content"]
+    assert sent[4] == {"role": "tool", "tool_call_id": "c1", "content": "the memory is empty"}
+
+
 @pytest.mark.slow
 @v1_only
 def test_v1_tool_server_starts_and_lists_the_tools(tmp_path):
@@ -143,7 +176,7 @@ def test_v1_tool_server_starts_and_lists_the_tools(tmp_path):
                 continue
         tools = {t["name"]: t for t in answer["result"]["tools"]}
         assert set(tools) == {"store_memory", "retrieve_memory", "list_memories"}
-        assert tools["store_memory"]["description"].startswith("Save a note")
+        assert tools["store_memory"]["description"].startswith("Save one fact")
         assert set(tools["store_memory"]["inputSchema"]["required"]) == {"key", "value"}
     finally:
         proc.terminate()

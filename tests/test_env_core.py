@@ -140,9 +140,48 @@ def test_turns_delivered(tasks_by_id):
 
 def test_prompts_explain_the_delivery():
     stream_tools = core.system_prompt(core.make_settings(delivery="stream", memory_tool=True, window=3))
-    assert "3 most recent" in stream_tools and "store_memory" in stream_tools and "disappear" in stream_tools
+    assert "3 most recent" in stream_tools and "store_memory" in stream_tools and "gone for good" in stream_tools
     assert "store_memory" not in core.system_prompt(core.make_settings(delivery="stream"))
     assert core.system_prompt(core.make_settings(system_prompt="Be brief.")) == "Be brief."
+
+
+ALL_MODES = [dict(), dict(memory_tool=True), dict(delivery="stream"), dict(delivery="stream", memory_tool=True),
+             dict(memory_system="grep")]
+
+
+@pytest.mark.parametrize("kwargs", ALL_MODES, ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()) or "full")
+def test_every_mode_asks_for_a_final_answer_line(kwargs):
+    text = core.system_prompt(core.make_settings(**kwargs))
+    assert text.endswith(core.ANSWER_FORMAT) and "'Answer: <value>'" in text
+    assert "Answer the question with the value only" not in text
+
+
+@pytest.mark.parametrize("delivery", ["full", "stream"])
+def test_tool_prompts_lead_with_the_memory_duty(delivery):
+    """The memory duty (what to store, when, overwrite on change) opens the instructions, the
+    tools are named as the only way to keep what leaves the view, and only then comes how to
+    acknowledge (a small model follows the first instruction it reads: issue #16)."""
+    text = core.system_prompt(core.make_settings(delivery=delivery, memory_tool=True))
+    first_sentence = text.split(". ")[0]
+    assert "store_memory" in first_sentence and "memory" in first_sentence
+    duty = text.index("call store_memory")
+    assert duty < text.index("same key") < text.index("only way to keep")
+    if delivery == "stream":
+        assert duty < text.index("acknowledgement") and text.index("first store") < text.index("acknowledgement")
+    no_tools = core.system_prompt(core.make_settings(delivery=delivery))
+    assert no_tools.startswith(("You will see a conversation", "A conversation between"))
+
+
+def test_streamed_parts_carry_one_reminder_line_only_with_tools(tasks_by_id):
+    task = tasks_by_id["update-0000"]
+    with_tools = core.stream_parts(task, core.make_settings(delivery="stream", memory_tool=True))
+    without = core.stream_parts(task, core.make_settings(delivery="stream"))
+    assert without == core.chunk_texts(task, core.DEFAULT_CHUNK_TURNS)
+    assert len(with_tools) == len(without)
+    for plain, reminded in zip(without, with_tools):
+        assert reminded == plain + "\n" + core.PART_REMINDER
+        assert core.part_number("user", reminded) == core.part_number("user", plain)
+    assert "store_memory" in core.PART_REMINDER and "\n" not in core.PART_REMINDER and len(core.PART_REMINDER) < 100
 
 
 def test_label_metrics_one_hot(tasks_by_id):

@@ -1,9 +1,12 @@
 """End to end through the real `vf-eval` CLI of the installed verifiers (0.4 v1 or 0.3 classic)
-against the scripted OpenAI-compatible server: full delivery and the memory-tool mode.
+against the scripted OpenAI-compatible server in strict mode (it refuses null fields, unknown
+content parts and roles, as llama.cpp does): full delivery, the memory-tool mode, and
+repeated rollouts (`-r 3`) read back by `memory-arena score`.
 
 The scripted model answers some tasks right, some with a superseded value, some with a
-hedge, and one task through a store-then-retrieve tool transcript; every reward the eval
-wrote is checked against what the verifier says of that reply.
+hedge, and one task through a store-then-retrieve tool transcript, always with the final
+`Answer:` line its instructions ask for; every reward the eval wrote is checked against what
+the verifier says of that reply.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import pytest
 
 pytest.importorskip("verifiers")
 
-from vf_eval_runner import ScriptedServer, by_task, run_vf_eval, script_entry  # noqa: E402
+from vf_eval_runner import ScriptedServer, by_task, run_vf_eval, script_entry, scripted_reply  # noqa: E402
 
 from memory_arena.environment import verifiers_api  # noqa: E402
 from memory_arena.envs import core  # noqa: E402
@@ -24,10 +27,10 @@ FULL_MODES = {"recall": "right", "update": "stale", "contradiction": "hedge", "t
 EXPECTED = {"right": 1.0, "stale": 0.0, "hedge": 0.0, "store_retrieve": 1.0}
 
 
-def _reply(entry: dict) -> str:
+def _reply(entry: dict, settings: core.Settings) -> str:
     """The text the scripted model gives at the question in this entry's mode."""
-    return {"right": entry["answer"], "stale": entry["stale"], "hedge": f"{entry['answer']} or {entry['stale']}",
-            "store_retrieve": entry["answer"]}[entry["mode"]]
+    return scripted_reply({"right": entry["answer"], "stale": entry["stale"], "hedge": f"{entry['answer']} or {entry['stale']}",
+                           "store_retrieve": entry["answer"]}[entry["mode"]], settings)
 
 
 def _check_labels(rollout, task, reason: str) -> None:
@@ -48,7 +51,7 @@ def test_full_delivery_scores_every_reply(tmp_path):
     for task, entry in zip(tasks, entries):
         rollout = rollouts[task.id]
         assert rollout.errors == [], rollout.errors
-        expected = score(task, _reply(entry))
+        expected = score(task, _reply(entry, core.make_settings()))
         assert expected.value == EXPECTED[entry["mode"]], (task.id, entry["mode"], expected)
         assert rollout.reward == expected.value, (task.id, rollout)
         _check_labels(rollout, task, expected.reason)

@@ -1,8 +1,10 @@
 """Streamed delivery with a bounded window (SPEC §9.3), end to end through the real `vf-eval`
 CLI of the installed verifiers against the scripted server, which records every request.
 
-The scripted agent acknowledges each part; with tools it first stores each part under a key
-and lists its memory at the question. It answers only from what the request shows it, so:
+The scripted agent follows its instructions as written: with tools, the built-in instructions
+tell it to store before acknowledging, so it stores each part under a key and lists its memory
+at the question; without tools it acknowledges each part. It answers only from what the
+request shows it, so:
 - without tools it scores 0.0 on every task whose evidence was evicted;
 - with tools it scores 1.0 on those same tasks;
 - no evicted part's text is in any later request (the placeholder replaced it together with
@@ -36,7 +38,7 @@ def _tasks():
 def _hidden(task) -> bool:
     """Evidence out of view at the question and the answer nowhere in the visible parts."""
     return (core.evidence_evicted(task, CHUNK, WINDOW)
-            and task.answer.casefold() not in visible_texts(task, CHUNK, WINDOW).casefold())
+            and task.answer.casefold() not in visible_texts(task, core.make_settings(**ARGS)).casefold())
 
 
 def _strings(value: Any) -> list[str]:
@@ -50,12 +52,12 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _check_no_evicted_text(requests: list[dict], tasks, include_tool_results: bool) -> int:
+def _check_no_evicted_text(requests: list[dict], tasks, settings: core.Settings, include_tool_results: bool) -> int:
     """Assert that no request shows the text of a part that is out of its window; return how
     many (request, evicted part) pairs were checked."""
     import json
 
-    parts = {t.id: core.chunk_texts(t, CHUNK) for t in tasks}
+    parts = {t.id: core.stream_parts(t, settings) for t in tasks}
     checked = 0
     for body in requests:
         messages = body["messages"]
@@ -68,7 +70,7 @@ def _check_no_evicted_text(requests: list[dict], tasks, include_tool_results: bo
         shown = "\n".join(s for m in scope for s in _strings(
             {**m, "tool_calls": [json.loads(c["function"]["arguments"]) for c in m.get("tool_calls") or []]}))
         for text in parts[owner[0]][: max(0, delivered - WINDOW)]:
-            turns = text.split("\n", 1)[1]  # the part without its header
+            turns = text.split("\n", 1)[1].removesuffix("\n" + core.PART_REMINDER)  # the turns alone
             assert turns not in shown, f"evicted part of {owner[0]} still sent"
             checked += 1
     return checked
@@ -80,7 +82,8 @@ def test_stream_eviction_and_memory(tmp_path, memory_tool):
     hidden = [t for t in tasks if _hidden(t)]
     assert len(hidden) >= 3, "the default window must hide the evidence of most tasks"
     entries = [script_entry(t, "visible") for t in tasks]
-    with ScriptedServer(tmp_path / "server", entries, "--store-parts") as server:
+    settings = core.make_settings(**ARGS, memory_tool=memory_tool)
+    with ScriptedServer(tmp_path / "server", entries) as server:
         rollouts = by_task(run_vf_eval(server, tmp_path / "out", NUM, {**ARGS, "memory_tool": memory_tool}))
         requests = server.requests()
     assert sorted(rollouts) == sorted(t.id for t in tasks)
@@ -101,10 +104,49 @@ def test_stream_eviction_and_memory(tmp_path, memory_tool):
     # Eviction really happened, and nothing evicted came back except through the memory.
     assert any(core.part_number("user", m["content"]) and "removed from view" in m["content"]
                for r in requests for m in r["messages"])
-    assert _check_no_evicted_text(requests, tasks, include_tool_results=not memory_tool) > 10
+    assert _check_no_evicted_text(requests, tasks, settings, include_tool_results=not memory_tool) > 10
     # The question is the last message of the final request of each task, after every part.
     finals = [r for r in requests if r["messages"][-1]["content"] in {core.question_text(t) for t in tasks}]
     assert len(finals) == NUM
-    # The instructions explain the delivery and, with tools, that messages will disappear.
+    # The instructions explain the delivery and, with tools, lead with the memory duty; every
+    # part the model saw carried the reminder line exactly when the tools were on.
     system = requests[0]["messages"][0]["content"]
+    assert system == core.system_prompt(settings)
     assert "Conversation part" in system and ("store_memory" in system) == memory_tool
+    shown_parts = [m["content"] for r in requests for m in r["messages"]
+                   if m["role"] == "user" and core.part_number("user", m["content"]) and "removed" not in m["content"]]
+    assert shown_parts and all(p.endswith(core.PART_REMINDER) == memory_tool for p in shown_parts)
+
+
+# The streamed instructions of the first release: acknowledgement first, storing after. Small
+# models replied "OK" to every part and never stored (issue #16); so does the scripted agent.
+ACK_FIRST = (
+    "A conversation between a user and an assistant will be delivered to you in parts. Reply to each part with a "
+    "short acknowledgement such as 'OK'. Only the 1 most recent part(s) stay visible. You have a persistent memory "
+    "that survives when messages disappear: store_memory(key, value), retrieve_memory(key) and list_memories(). "
+    "Before acknowledging a part, store the facts you may need later."
+)
+
+
+def _script():
+    import scripted_server
+
+    return scripted_server.Script([], double_encode=False, barrier=None)
+
+
+def _part_request(settings: core.Settings, task) -> dict:
+    from memory_arena.memory_tools import tool_schemas
+
+    return {"messages": [{"role": "system", "content": core.system_prompt(settings)},
+                         {"role": "user", "content": core.stream_parts(task, settings)[0]}],
+            "tools": [{"type": "function", "function": s} for s in tool_schemas()] if settings.memory_tool else []}
+
+
+def test_scripted_agent_stores_only_when_its_instructions_say_so_first():
+    task = _tasks()[1]
+    script = _script()
+    built_in = core.make_settings(**ARGS, memory_tool=True)
+    assert [c["function"]["name"] for c in script.reply(_part_request(built_in, task))["tool_calls"]] == ["store_memory"]
+    ack_first = core.make_settings(**ARGS, memory_tool=True, system_prompt=ACK_FIRST)
+    assert script.reply(_part_request(ack_first, task)) == {"content": "OK"}
+    assert script.reply(_part_request(core.make_settings(**ARGS), task)) == {"content": "OK"}  # no tools offered

@@ -1,7 +1,8 @@
-"""Test support: the scripted server as a subprocess, and the real `vf-eval` CLI of the
-active verifiers run against it, its own output files read back through
-`memory_arena.envs.vf_eval` (one `Rollout` per task, errors included: v1 `vf-eval` exits 0
-even when rollouts fail).
+"""Test support: the scripted server as a subprocess (in strict mode unless asked otherwise:
+it refuses what llama.cpp and other strict OpenAI-compatible servers refuse, so nothing the
+environment sends can trip one), and the real `vf-eval` CLI of the active verifiers run
+against it, its own output files read back through `memory_arena.envs.vf_eval` (one `Rollout`
+per rollout, errors included: v1 `vf-eval` exits 0 even when rollouts fail).
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ MODEL = "scripted"
 class ScriptedServer:
     """The scripted OpenAI-compatible server as a subprocess on 127.0.0.1."""
 
-    def __init__(self, workdir: Path, entries: list[dict[str, Any]], *flags: str) -> None:
+    def __init__(self, workdir: Path, entries: list[dict[str, Any]], *flags: str, strict: bool = True) -> None:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.script = workdir / "script.json"
         self.record = workdir / "requests.jsonl"
         self.port_file = workdir / "port"
         self.script.write_text(json.dumps(entries), encoding="utf-8")
-        self.flags = flags
+        self.flags = (*flags, "--strict") if strict else flags
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> "ScriptedServer":
@@ -77,13 +78,13 @@ def script_entry(task: Task, mode: str, stale: str | None = None) -> dict[str, A
 
 
 def run_vf_eval(server: ScriptedServer, out: Path, num_examples: int, args: dict[str, Any],
-                concurrency: int | None = None, timeout: float = 900) -> list[vf_eval.Rollout]:
+                concurrency: int | None = None, timeout: float = 900, rollouts: int = 1) -> list[vf_eval.Rollout]:
     """Run vf-eval as a subprocess, fail on a non-zero exit, return the rollouts it wrote."""
     env = dict(os.environ, **{KEY_VAR: "scripted-key"})
     # The v1 chat harness and tool servers are started through this venv's tools (uv, python).
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    cmd = vf_eval.command(server.url, MODEL, KEY_VAR, num_examples, args, out, concurrency=concurrency,
-                          vf_eval=str(BIN / "vf-eval"))
+    cmd = vf_eval.command(server.url, MODEL, KEY_VAR, num_examples, args, out, rollouts=rollouts,
+                          concurrency=concurrency, vf_eval=str(BIN / "vf-eval"))
     proc = subprocess.run(cmd, cwd=server.workdir, env=env, capture_output=True, text=True, timeout=timeout)
     log = f"$ {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     (server.workdir / "vf-eval.log").write_text(log, encoding="utf-8")
@@ -100,6 +101,12 @@ def by_task(rollouts: Iterable[vf_eval.Rollout]) -> dict[str, vf_eval.Rollout]:
     return out
 
 
-def visible_texts(task: Task, chunk_turns: int, window: int) -> str:
+def visible_texts(task: Task, settings: core.Settings) -> str:
     """What stays in view of a streamed task at its question (the last `window` parts)."""
-    return "\n".join(core.chunk_texts(task, chunk_turns)[-window:])
+    return "\n".join(core.stream_parts(task, settings)[-settings.window:])
+
+
+def scripted_reply(text: str, settings: core.Settings) -> str:
+    """What the scripted model says at the question when it means `text`: the final answer
+    line when its instructions ask for one."""
+    return f"Answer: {text}" if "Answer: <value>" in core.system_prompt(settings) else text

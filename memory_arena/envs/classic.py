@@ -7,10 +7,17 @@ part (or the question) once the model has answered without tool calls, and sends
 transcript through `core.evict`. Everything mutable lives in `state`, never on `self`.
 With `memory_system`, the system is built once here and each task's prompt is the memories
 it retrieves (`core.retrieved_prompt`), computed with the dataset.
+
+verifiers 0.3.1's chat client writes every assistant message with `"tool_calls": null` and
+`"reasoning_content": null`, which llama.cpp and other strict OpenAI-compatible servers refuse
+("type must be string, but is null"), failing every rollout with an assistant turn. The
+environment hands the client a copy of itself that leaves null fields out of the messages
+(`_without_null_fields`), so the same requests go to any server.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import verifiers as vf
@@ -37,7 +44,7 @@ def _dataset(tasks: list[Task], settings: core.Settings) -> Dataset:
         elif settings.delivery == "full":
             prompt = [system, *core.full_messages(task)]
         else:
-            prompt = [system, {"role": "user", "content": core.chunk_texts(task, settings.chunk_turns)[0]}]
+            prompt = [system, {"role": "user", "content": core.stream_parts(task, settings)[0]}]
         rows.append({
             "prompt": prompt,
             "answer": task.answer,
@@ -45,6 +52,32 @@ def _dataset(tasks: list[Task], settings: core.Settings) -> Dataset:
             "task": "memory-arena",
         })
     return Dataset.from_list(rows)
+
+
+def _drop_nulls(message: Any) -> Any:
+    """A native chat message without its null fields; an assistant message with tool calls
+    keeps a null `content` (the OpenAI schema allows exactly that one)."""
+    if not isinstance(message, dict):
+        return message
+    keep_content = message.get("role") == "assistant" and message.get("tool_calls")
+    return {k: v for k, v in message.items() if v is not None or (k == "content" and keep_content)}
+
+
+def _without_null_fields(client: Any) -> Any:
+    """A shallow copy of a verifiers client whose native prompts carry no null fields. The
+    copy shares the client's connection; only its `to_native_prompt` is wrapped."""
+    if getattr(client, "_memory_arena_no_nulls", False) or not hasattr(client, "to_native_prompt"):
+        return client
+    wrapped = copy.copy(client)
+    native = client.to_native_prompt
+
+    async def to_native_prompt(messages: Any) -> Any:
+        prompt, extra = await native(messages)
+        return ([_drop_nulls(m) for m in prompt] if isinstance(prompt, list) else prompt), extra
+
+    wrapped.to_native_prompt = to_native_prompt
+    wrapped._memory_arena_no_nulls = True
+    return wrapped
 
 
 def _last_reply(state: vf.State) -> str:
@@ -79,11 +112,17 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
 
     # --- rollout ------------------------------------------------------------------------
 
+    async def get_model_response(self, state: vf.State, prompt: vf.Messages, client: Any = None,
+                                 **kwargs: Any) -> Any:
+        """The framework's model call, through a client that sends no null fields."""
+        client = _without_null_fields(client if client is not None else state["client"])
+        return await super().get_model_response(state, prompt, client=client, **kwargs)
+
     async def setup_state(self, state: vf.State) -> vf.State:
         task = self.tasks[state["info"]["task_id"]]
         state["memory"] = {}
         state["transcript"] = list(state["prompt"])
-        state["parts"] = core.chunk_texts(task, self.settings.chunk_turns) if self.settings.delivery == "stream" else []
+        state["parts"] = core.stream_parts(task, self.settings) if self.settings.delivery == "stream" else []
         state["parts_sent"] = 1 if state["parts"] else 0
         state["question_sent"] = self.settings.delivery == "full"
         return state

@@ -169,10 +169,17 @@ def select_tasks(settings: Settings) -> list[Task]:
 
 # --- prompts ----------------------------------------------------------------------------
 
+ANSWER_FORMAT = (
+    "End your reply with a final line of the form 'Answer: <value>', giving the value only, in as few "
+    "words as possible."
+)
+"""Every mode asks for this line: the scorer judges what follows the last `Answer:` marker
+(docs/design.md, scoring), so reasoning before it costs nothing."""
+
 _FULL_INSTRUCTIONS = (
     "You will see a conversation between a user and an assistant, then a question about it. "
     "Facts in the conversation may change or be corrected later on; only the newest truth "
-    "counts. Answer the question with the value only, in as few words as possible."
+    "counts. " + ANSWER_FORMAT
 )
 _STREAM_INSTRUCTIONS = (
     "A conversation between a user and an assistant will be delivered to you in parts, one "
@@ -180,27 +187,47 @@ _STREAM_INSTRUCTIONS = (
     "short acknowledgement such as 'OK'. Only the {window} most recent part(s) stay visible: "
     "older parts are replaced by a placeholder and their text is gone for good. After the last "
     "part you will get a question about the conversation. Facts may change or be corrected "
-    "along the way; only the newest truth counts. Answer the question with the value only, in "
-    "as few words as possible."
+    "along the way; only the newest truth counts. " + ANSWER_FORMAT
 )
 _MEMORY_INSTRUCTIONS = (
     "You will not see the conversation between a user and an assistant. Instead a memory system "
     "that stored it gives you the memories it retrieved for the question, in the system's own "
     "order (its best match first, not by time), each headed by when it was said (UTC date, "
     "time and weekday) or 'time unknown'. Then comes the question. Facts may have changed or "
-    "been corrected over time; only the newest truth counts, so use the times. Answer the "
-    "question with the value only, in as few words as possible."
+    "been corrected over time; only the newest truth counts, so use the times. " + ANSWER_FORMAT
 )
-_FULL_TOOLS = (
-    " You also have a memory: store_memory, retrieve_memory and list_memories. You may use it, "
-    "but the whole conversation is in front of you."
+
+# With tools, the memory duty comes first and the acknowledgement last: a small model given
+# "reply OK to each part" before "store the facts" replies OK and never stores (issue #16).
+_MEMORY_DUTY = (
+    "You have a memory, kept with three tools: store_memory(key, value) saves a fact, "
+    "retrieve_memory(key) reads one back, list_memories() shows them all. Your first duty is to "
+    "keep it up to date: whenever the user states a fact about themselves or the people and things "
+    "around them (where they live or work, what they own or use, names, dates, who reports to whom, "
+    "who is on call), call store_memory with one short key per fact, e.g. key 'user_city', value "
+    "'Lisbon'. When a fact changes or is corrected, call store_memory again with the same key, so "
+    "that the new value replaces the old one; when a fact is tracked day by day, put the day in "
+    "the key, e.g. 'on_call_Tuesday'."
 )
-_STREAM_TOOLS = (
-    " You have a persistent memory that survives when messages disappear: store_memory(key, "
-    "value), retrieve_memory(key) and list_memories(). Before acknowledging a part, store the "
-    "facts you may need later (overwrite a key when a fact changes or is corrected). When the "
-    "question comes, read your memory before answering."
+_STREAM_TOOL_INSTRUCTIONS = _MEMORY_DUTY + (
+    " The conversation between a user and an assistant is delivered in parts, one message per "
+    "part, each headed '[Conversation part i of N]'. Only the {window} most recent part(s) stay "
+    "visible: older parts are replaced by a placeholder and their text is gone for good, so your "
+    "memory tools are the only way to keep what they said. For each part, first store its facts "
+    "with store_memory, and only then reply with a short acknowledgement such as 'OK'. After the "
+    "last part you will get a question about the conversation: call list_memories or "
+    "retrieve_memory before you answer. Only the newest truth counts. " + ANSWER_FORMAT
 )
+_FULL_TOOL_INSTRUCTIONS = _MEMORY_DUTY + (
+    " Whatever leaves your view is gone for good, and your memory tools are the only way to keep "
+    "it. Here you will see the whole conversation between a user and an assistant at once, then "
+    "a question about it, so nothing leaves your view: store the facts you need, read your memory "
+    "if it helps, then answer. Facts may change or be corrected later on; only the newest truth "
+    "counts. " + ANSWER_FORMAT
+)
+PART_REMINDER = "(Memory: store this part's facts with store_memory first, then reply 'OK'.)"
+"""The last line of every streamed part when the tools are on: one short reminder, at the
+moment a model decides between storing and acknowledging."""
 
 
 def system_prompt(settings: Settings) -> str:
@@ -211,9 +238,9 @@ def system_prompt(settings: Settings) -> str:
     if settings.memory_system is not None:
         return _MEMORY_INSTRUCTIONS
     if settings.delivery == "stream":
-        text = _STREAM_INSTRUCTIONS.format(window=settings.window)
-        return text + (_STREAM_TOOLS if settings.memory_tool else "")
-    return _FULL_INSTRUCTIONS + (_FULL_TOOLS if settings.memory_tool else "")
+        text = _STREAM_TOOL_INSTRUCTIONS if settings.memory_tool else _STREAM_INSTRUCTIONS
+        return text.format(window=settings.window)
+    return _FULL_TOOL_INSTRUCTIONS if settings.memory_tool else _FULL_INSTRUCTIONS
 
 
 def question_text(task: Task) -> str:
@@ -294,16 +321,24 @@ def chunk_bounds(num_turns: int, chunk_turns: int) -> list[tuple[int, int]]:
     return [(i, min(i + chunk_turns, num_turns)) for i in range(0, num_turns, chunk_turns)]
 
 
-def chunk_texts(task: Task, chunk_turns: int) -> list[str]:
-    """Stream delivery: one user message per part, turns labelled by speaker."""
+def chunk_texts(task: Task, chunk_turns: int, reminder: bool = False) -> list[str]:
+    """Stream delivery: one user message per part, turns labelled by speaker; with
+    `reminder`, PART_REMINDER as the last line of each."""
     bounds = chunk_bounds(len(task.turns), chunk_turns)
     texts = turn_texts(task)
     parts = []
     for index, (start, end) in enumerate(bounds, 1):
         lines = [PART_HEADER.format(index=index, total=len(bounds))]
         lines += [f"{t.role.capitalize()}: {text}" for t, text in zip(task.turns[start:end], texts[start:end])]
+        if reminder:
+            lines.append(PART_REMINDER)
         parts.append("\n".join(lines))
     return parts
+
+
+def stream_parts(task: Task, settings: Settings) -> list[str]:
+    """The streamed parts of a task as these settings deliver them (the reminder line with tools)."""
+    return chunk_texts(task, settings.chunk_turns, reminder=settings.memory_tool)
 
 
 def evidence_evicted(task: Task, chunk_turns: int, window: int) -> bool:

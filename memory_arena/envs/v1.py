@@ -165,7 +165,7 @@ def task_data(task: Task, settings: core.Settings, system: MemorySystem | None =
     if settings.delivery == "full":
         return MemoryArenaData(prompt=core.full_messages(task), **common)
     return MemoryArenaData(
-        prompt=None, parts=core.chunk_texts(task, settings.chunk_turns), window=settings.window,
+        prompt=None, parts=core.stream_parts(task, settings), window=settings.window,
         chunk_turns=settings.chunk_turns,
         evidence_evicted=core.evidence_evicted(task, settings.chunk_turns, settings.window), **common,
     )
