@@ -19,11 +19,16 @@ no reasons and no stale rate for it). The reply counted is the last assistant me
 the question; a rollout that never reached the question has an empty reply, as in the
 environment. Rollouts that errored (a provider failure, a timeout) measure the
 infrastructure, not the memory: they are left out of the scores, counted in `Run.errored`,
-and every printout says so. With several rollouts per task each rollout counts as one
-sample.
+and every printout says so, with the most common error message. Several rollouts of one task
+(`vf-eval -r 3`) are grouped by task id: the report counts tasks and rollouts apart and takes
+its intervals over tasks (`memory_arena.verifier.metrics`).
 
-Bad input (a missing path, an unknown format, a result that names a task the dataset does
-not have) raises `ResultsError` with one sentence; the command prints it and exits 2.
+An interrupted run can leave a torn last line in its results file; it is skipped with a
+caveat (verifiers' own resume discards such rows). In a folder scan, a result folder that
+cannot be read (an unreadable `summary.json`, a corrupt results file) is skipped and named,
+so one broken folder does not hide the others. Bad input otherwise (a missing path, an
+unknown format, a result that names a task the dataset does not have) raises `ResultsError`
+with one sentence; the command prints it and exits 2.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,7 +44,7 @@ from typing import Any, Iterable, Iterator
 
 from memory_arena.envs import core, vf_eval
 from memory_arena.tasks.schema import DatasetError, Task
-from memory_arena.verifier.metrics import build_report, format_report
+from memory_arena.verifier.metrics import Reply, build_report, format_report
 from memory_arena.verifier.scoring import score
 
 TRACES_V04 = "traces.jsonl"
@@ -68,6 +74,8 @@ class Run:
     """Rollouts found in a vf-eval folder (0 for other formats)."""
     errored: int = 0
     """Rollouts that errored and are not scored."""
+    error_messages: list[str] = field(default_factory=list)
+    """One line per errored rollout: its first error message."""
     rescored: int = 0
     """Rollouts scored from their reply text (the others from the recorded reward)."""
     disagreements: int = 0
@@ -92,6 +100,9 @@ class Run:
                 out.append(note)
         if self.errored:
             out.append(f"{self.errored} of {self.rollouts} rollouts errored and are not scored")
+            if self.error_messages:
+                message, count = Counter(self.error_messages).most_common(1)[0]
+                out.append(f"most common error ({count} of {self.errored}): {message}")
         if self.other_dataset:
             out.append(f"{_rollouts(self.other_dataset)} ran on another version of the dataset: "
                        "scored from the recorded reward; their depth and split figures use this dataset's tasks")
@@ -113,8 +124,10 @@ def _rollouts(k: int) -> str:
 
 
 # -- detection -----------------------------------------------------------------------------
-def load_results(path: str | Path) -> list[Run]:
-    """Every run found at `path` (see the module docstring); raises ResultsError."""
+def load_results(path: str | Path, skipped: list[str] | None = None) -> list[Run]:
+    """Every run found at `path` (see the module docstring); raises ResultsError. In a scan of
+    several result folders, one that cannot be read is left out and its one-sentence reason
+    appended to `skipped` (when given); a result named directly, or the only one, raises."""
     path = Path(path)
     if not path.exists():
         raise ResultsError(f"{path}: no such file or folder")
@@ -122,33 +135,60 @@ def load_results(path: str | Path) -> list[Run]:
         path = path.parent  # the run's own file named instead of its folder
     if path.is_file():
         return _load_file(path)
-    folders = list(_result_folders(path))
+    problems: list[str] = []
+    folders = list(_result_folders(path, problems))
     if not folders:
+        found = f"; skipped {'; '.join(problems)}" if problems else ""
         raise ResultsError(f"{path}: no MemoryArena results found (expected a vf-eval output folder with "
                            f"{TRACES_V04} or {RESULTS_V03} + {METADATA_V03}, a bench folder with "
-                           f"{BENCH_SUMMARY}, or a run_offline JSON file)")
-    return [run for folder, loader in folders for run in loader(folder)]
+                           f"{BENCH_SUMMARY}, or a run_offline JSON file){found}")
+    if len(folders) == 1 and not problems:
+        folder, loader = folders[0]
+        return loader(folder)
+    runs = []
+    for folder, loader in folders:
+        try:
+            runs += loader(folder)
+        except ResultsError as exc:
+            problems.append(str(exc))
+    if not runs:
+        raise ResultsError(f"{path}: no readable MemoryArena results ({'; '.join(problems)})")
+    if skipped is not None:
+        skipped += problems
+    return runs
 
 
-def _folder_loader(folder: Path):
+def _folder_loader(folder: Path, problems: list[str]):
     if (folder / TRACES_V04).is_file():
         return _load_v04
     if (folder / RESULTS_V03).is_file() and (folder / METADATA_V03).is_file():
         return _load_v03
-    if (folder / BENCH_SUMMARY).is_file() and _is_bench_summary(_read_json(folder / BENCH_SUMMARY)):
-        return _load_bench_folder
+    if (folder / BENCH_SUMMARY).is_file():
+        # Other tools write summary.json files too: only a readable bench summary is a result.
+        try:
+            summary = _read_json(folder / BENCH_SUMMARY)
+        except ResultsError as exc:
+            problems.append(str(exc))
+            return None
+        return _load_bench_folder if _is_bench_summary(summary) else None
     return None
 
 
-def _result_folders(root: Path) -> Iterator[tuple[Path, Any]]:
+def _result_folders(root: Path, problems: list[str]) -> Iterator[tuple[Path, Any]]:
     """Result folders at or under `root`, depth first in name order; a result folder's own
-    subfolders (logs, configs) are not searched."""
-    loader = _folder_loader(root)
+    subfolders (logs, configs) are not searched. Folders that cannot be listed are noted in
+    `problems` and passed over."""
+    loader = _folder_loader(root, problems)
     if loader is not None:
         yield root, loader
         return
-    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        yield from _result_folders(child)
+    try:
+        children = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError as exc:
+        problems.append(f"{root}: cannot list the folder ({exc.strerror or exc})")
+        return
+    for child in children:
+        yield from _result_folders(child, problems)
 
 
 def _read_json(path: Path) -> Any:
@@ -230,7 +270,8 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
+        return "".join(p["text"] for p in content
+                       if isinstance(p, dict) and p.get("type", "text") == "text" and isinstance(p.get("text"), str))
     return ""
 
 
@@ -246,14 +287,14 @@ def final_reply(messages: Iterable[tuple[str, Any]], question: str) -> str:
 
 
 def _outcome(task: Task, reply: str | None, reward: Any, run: Run) -> Any:
-    """The re-scored reply when there is one, else the recorded reward."""
+    """The re-scored reply (kept with its text) when there is one, else the recorded reward."""
     if reply is None:
-        return float(reward or 0.0)
+        return float(reward) if isinstance(reward, (int, float)) and not isinstance(reward, bool) else 0.0
     result = score(task, reply)
     run.rescored += 1
     if isinstance(reward, (int, float)) and (reward >= 0.5) != (result.value >= 0.5):
         run.disagreements += 1
-    return result
+    return Reply(reply, result)
 
 
 def _label(model: Any, args: dict[str, Any] | None, fallback: str) -> str:
@@ -272,18 +313,29 @@ def _label(model: Any, args: dict[str, Any] | None, fallback: str) -> str:
     return ", ".join(parts)
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ResultsError(f"{path}:{lineno}: not a JSON line ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ResultsError(f"{path}:{lineno}: expected a JSON object per line")
-            yield row
+def _jsonl(path: Path, run: Run) -> Iterator[dict[str, Any]]:
+    """The JSON object of each line. A last line that does not parse is what an interrupted
+    run leaves behind: it is skipped and noted on `run`. Anything else unreadable raises."""
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") from None
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            if lineno == len(lines):
+                run.notes.append(f"the last line of {path.name} is cut off (an interrupted run?) and was skipped")
+                return
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "too deeply nested or too long a number"
+            raise ResultsError(f"{path}:{lineno}: not a JSON line ({reason})") from None
+        if not isinstance(row, dict):
+            raise ResultsError(f"{path}:{lineno}: expected a JSON object per line")
+        yield row
 
 
 def _load_v03(folder: Path) -> list[Run]:
@@ -292,27 +344,29 @@ def _load_v03(folder: Path) -> list[Run]:
     metadata = _read_json(folder / METADATA_V03)
     if not isinstance(metadata, dict):
         raise ResultsError(f"{folder / METADATA_V03}: expected a JSON object")
-    args = metadata.get("env_args") or {}
+    args = vf_eval.as_dict(metadata.get("env_args"))
     run = Run(label=_label(metadata.get("model"), args, folder.name), source=str(folder), format="vf-eval 0.3")
     tasks = _dataset(args, folder)
     order = list(tasks)
     pairs = []
-    for row in _jsonl(folder / RESULTS_V03):
+    for row in _jsonl(folder / RESULTS_V03, run):
         run.rollouts += 1
         rollout = vf_eval.classic_rollout(row)
         if rollout.errors:
             run.errored += 1
+            run.error_messages.append(rollout.errors[0])
             continue
         task_id = rollout.task_id
-        if task_id is None and isinstance(row.get("example_id"), int) and row["example_id"] < len(order):
-            task_id = order[row["example_id"]]  # example ids index the environment's task order
+        example = row.get("example_id")
+        if task_id is None and isinstance(example, int) and not isinstance(example, bool) and 0 <= example < len(order):
+            task_id = order[example]  # example ids index the environment's task order
         task = _lookup(tasks, task_id, args, folder)
         reply = None
         if "answer" in row and row["answer"] != task.answer:
             # Same id, other content: re-scoring against this task would judge the wrong question.
             run.other_dataset += 1
-        elif row.get("completion") is not None:
-            messages = [*(row.get("prompt") or []), *row["completion"]]
+        elif isinstance(row.get("completion"), list):
+            messages = [*vf_eval.as_list(row.get("prompt")), *row["completion"]]
             reply = final_reply(((m.get("role"), m.get("content")) for m in messages if isinstance(m, dict)),
                                 core.question_text(task))
         pairs.append((task, _outcome(task, reply, rollout.reward, run)))
@@ -323,7 +377,7 @@ def _load_v03(folder: Path) -> list[Run]:
 def _v04_config(folder: Path) -> dict[str, Any]:
     """The resolved eval config verifiers 0.4 saves in `configs/resolved/*.json` ({} if none)."""
     resolved = sorted((folder / "configs" / "resolved").glob("*.json"))
-    return _read_json(resolved[0]) if resolved else {}
+    return vf_eval.as_dict(_read_json(resolved[0])) if resolved else {}
 
 
 def _load_v04(folder: Path) -> list[Run]:
@@ -336,20 +390,21 @@ def _load_v04(folder: Path) -> list[Run]:
     run = Run(label=_label(config.get("model"), args, folder.name), source=str(folder), format="vf-eval 0.4")
     args = args or {}
     pairs = []
-    for episode in _jsonl(folder / TRACES_V04):
+    for episode in _jsonl(folder / TRACES_V04, run):
         run.rollouts += 1
         rollout = vf_eval.v1_rollout(episode)
         if rollout.errors or rollout.reward is None:
             run.errored += 1
+            run.error_messages.append(rollout.errors[0] if rollout.errors else "no reward recorded")
             continue
-        data = (episode.get("task") or {}).get("data") or {}
-        trace = episode["traces"][-1]
+        data = vf_eval.as_dict(vf_eval.as_dict(episode.get("task")).get("data"))
+        trace = episode["traces"][-1]  # a dict with rewards, or the rollout would count as errored
         task = _v04_task(data, rollout.task_id, args, folder)
-        reply = trace.get("root_reply")
-        if reply is None and "nodes" in trace:
-            messages = [n.get("message") or {} for n in trace["nodes"]]
-            reply = final_reply(((m.get("role"), m.get("content")) for m in messages),
-                                data.get("question") or core.question_text(task))
+        reply = trace.get("root_reply") if isinstance(trace.get("root_reply"), str) else None
+        if reply is None and isinstance(trace.get("nodes"), list):
+            messages = [vf_eval.as_dict(vf_eval.as_dict(n).get("message")) for n in trace["nodes"]]
+            question = data.get("question") if isinstance(data.get("question"), str) else core.question_text(task)
+            reply = final_reply(((m.get("role"), m.get("content")) for m in messages), question)
         pairs.append((task, _outcome(task, reply, rollout.reward, run)))
     run.report = build_report(pairs)
     return [run]
@@ -359,7 +414,7 @@ def _v04_task(data: dict[str, Any], task_id: str | None, args: dict[str, Any], f
     if isinstance(data.get("record"), dict):
         try:
             return Task.from_dict(data["record"])
-        except ValueError as exc:
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # any malformed record
             raise ResultsError(f"{folder / TRACES_V04}: a trace carries a malformed task record ({exc})") from None
     return _lookup(_dataset(args, folder), task_id, args, folder)
 
@@ -408,8 +463,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    skipped: list[str] = []
     try:
-        runs = load_results(args.path)
+        runs = load_results(args.path, skipped)
     except ResultsError as exc:
         sys.stderr.write(f"memory-arena score: error: {exc}\n")
         return 2
@@ -419,6 +475,8 @@ def run(args: argparse.Namespace) -> int:
         text = format_report(r.report, title=title) if r.report is not None else format_bench(r.bench, title=title)
         blocks.append(text + "".join(f"\n  note: {c}" for c in r.caveats()))
     print("\n\n".join(blocks))
+    for problem in skipped:
+        print(f"\nskipped: {problem}")
     if args.json:
         out = Path(args.json)
         data = {label: {**r.report, "notes": r.caveats()} if r.report is not None else r.bench

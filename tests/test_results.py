@@ -137,12 +137,96 @@ def test_unknown_task_id_is_one_clear_error(tmp_path):
 
 
 def test_corrupt_jsonl_line_names_file_and_line(tmp_path):
-    tasks = shipped(2)
+    tasks = shipped(3)
     folder = write_v04(tmp_path / "run", tasks, replies(tasks))
-    with open(folder / "traces.jsonl", "a") as fh:
-        fh.write("{not json\n")
-    with pytest.raises(ResultsError, match=r"traces\.jsonl:3: not a JSON line"):
+    lines = (folder / "traces.jsonl").read_text().splitlines()
+    lines[1] = "{not json"
+    (folder / "traces.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ResultsError, match=r"traces\.jsonl:2: not a JSON line"):
         load_results(folder)
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4"])
+def test_a_torn_last_line_is_skipped_with_a_caveat(tmp_path, capsys, version):
+    """An interrupted run leaves half a line at the end of its results file."""
+    tasks = shipped(4)
+    write = write_v03 if version == "0.3" else write_v04
+    folder = write(tmp_path / "run", tasks, replies(tasks))
+    name = "results.jsonl" if version == "0.3" else "traces.jsonl"
+    text = (folder / name).read_text()
+    (folder / name).write_text(text[: len(text) - len(text.splitlines()[-1]) // 2 - 1])  # cut mid-line
+    [run] = load_results(folder)
+    assert run.rollouts == 3 and run.report["n"] == 3
+    assert run.report == build_report(zip(tasks[:3], replies(tasks)[:3]))
+    assert any(f"the last line of {name} is cut off" in c for c in run.caveats())
+    assert main(["score", str(folder)]) == 0
+    assert f"note: the last line of {name} is cut off" in capsys.readouterr().out
+
+
+def test_an_unreadable_summary_json_does_not_abort_a_folder_scan(tmp_path, capsys):
+    tasks = shipped(5)
+    write_v04(tmp_path / "outputs" / "run", tasks, replies(tasks), model="m")
+    (tmp_path / "outputs" / "notes").mkdir()
+    (tmp_path / "outputs" / "notes" / "summary.json").write_text("not json at all")
+    skipped: list[str] = []
+    [run] = load_results(tmp_path / "outputs", skipped)
+    assert run.label == "m, No Memory Tool"
+    assert len(skipped) == 1 and "summary.json: not readable JSON" in skipped[0]
+    assert main(["score", str(tmp_path / "outputs")]) == 0
+    out = capsys.readouterr().out
+    assert "== m, No Memory Tool (vf-eval 0.4) ==" in out and "skipped: " in out and "notes" in out
+
+
+def test_a_broken_run_among_several_is_skipped_and_named(tmp_path):
+    tasks = shipped(5)
+    write_v03(tmp_path / "outputs" / "a", tasks, replies(tasks), model="m")
+    broken = write_v04(tmp_path / "outputs" / "b", tasks, replies(tasks), model="m")
+    (broken / "traces.jsonl").write_text("{broken\n{}\n")
+    skipped: list[str] = []
+    [run] = load_results(tmp_path / "outputs", skipped)
+    assert run.source.endswith("a") and len(skipped) == 1 and "traces.jsonl:1: not a JSON line" in skipped[0]
+    # Named on its own, the broken run is an error, and so is a folder with nothing readable.
+    with pytest.raises(ResultsError, match="not a JSON line"):
+        load_results(broken)
+    (tmp_path / "outputs" / "a" / "metadata.json").write_text("[]")
+    with pytest.raises(ResultsError, match="no readable MemoryArena results"):
+        load_results(tmp_path / "outputs")
+
+
+@pytest.mark.parametrize("version", ["0.3", "0.4"])
+def test_score_names_the_most_common_error(tmp_path, capsys, version):
+    tasks = shipped(6)
+    write = write_v03 if version == "0.3" else write_v04
+    folder = write(tmp_path / "run", tasks, replies(tasks), errored=[1, 4])
+    [run] = load_results(folder)
+    message = "503" if version == "0.4" else "ModelError('503')"  # 0.3: the last link of the error chain
+    assert run.errored == 2 and run.error_messages == [message, message]
+    assert main(["score", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "note: 2 of 6 rollouts errored and are not scored" in out
+    assert f"note: most common error (2 of 2): {message}" in out
+
+
+def test_repeated_rollouts_are_tasks_times_rollouts(tmp_path, capsys):
+    """Three rollouts per task, in the order vf-eval writes them (task by task): counted as
+    5 tasks x 3 rollouts, each task's accuracy the mean of its rollouts."""
+    tasks = shipped(5)
+    texts = replies(tasks)
+    stale = replies([tasks[1]] * 2)[1]  # a wrong reply for the update task
+    rows = [(t, x) for t, x in zip(tasks, texts) for _ in range(3)]
+    rows[4] = (tasks[1], stale)
+    folder = write_v04(tmp_path / "run", [t for t, _ in rows], [x for _, x in rows], model="m")
+    [run] = load_results(folder)
+    report = run.report
+    assert (run.rollouts, report["n"], report["tasks"], report["rollouts_per_task"]) == (15, 15, 5, [3, 3])
+    single = build_report(zip(tasks, texts))
+    assert report["categories"]["recall"] == {**single["categories"]["recall"], "rollouts": 3}
+    update = report["categories"]["update"]
+    assert update["n"] == 1 and update["rollouts"] == 3
+    assert update["accuracy"] == round(single["categories"]["update"]["accuracy"] * 2 / 3, 4)
+    assert report["repeated"]["k"] == 3
+    assert main(["score", str(folder)]) == 0
+    assert "over 5 tasks x 3 rollouts" in capsys.readouterr().out
 
 
 # -- real vf-eval output ---------------------------------------------------------------------

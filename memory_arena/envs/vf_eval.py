@@ -65,36 +65,82 @@ def read_rollouts(out: str | Path) -> list[Rollout]:
     return [v1_rollout(line) if verifiers_api() == "v1" else classic_rollout(line) for line in lines]
 
 
-# One reading of each on-disk format, shared with `memory_arena.results`.
+# One reading of each on-disk format, shared with `memory_arena.results`. A results file may
+# come from a crashed or hand-edited run, so every field is checked for its type: a reader
+# returns a Rollout for any JSON object and never raises.
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` if it is a JSON array, else []."""
+    return value if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _metrics(value: Any) -> dict[str, float | None]:
+    return {str(k): _number(v) for k, v in as_dict(value).items()}
+
+
+def error_text(error: Any) -> str:
+    """One line of at most 300 characters saying what went wrong: a v1 error's `message`; for
+    a 0.3 error record, the last link of its `error_chain_repr` (the provider's own words),
+    else its `message`."""
+    if isinstance(error, dict):
+        chain = error.get("error_chain_repr")
+        if isinstance(chain, str) and chain.strip():
+            text = chain.rsplit(" -> ", 1)[-1]
+        else:
+            text = str(error.get("message") or error.get("error") or error)
+    else:
+        text = str(error)
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _weighted(reward: dict[str, Any]) -> float:
+    """A v1 reward record's score times its weight (1 when absent)."""
+    weight = _number(reward.get("weight"))
+    return _number(reward["score"]) * (1.0 if weight is None else weight)
+
+
 def v1_rollout(episode: dict[str, Any]) -> Rollout:
     """One line of a verifiers 0.4 `traces.jsonl`: `{ok, errors, task: {data}, traces: [...]}`.
     The reward is the weighted sum of the trace's rewards; None when there is no trace or a
     reward did not run. An episode marked not ok always carries at least one error."""
-    data = (episode.get("task") or {}).get("data") or {}
-    traces = episode.get("traces") or []
-    trace = traces[-1] if traces else {}
-    errors = [str(e.get("message", e)) for e in [*(episode.get("errors") or []), *(trace.get("errors") or [])]]
+    data = as_dict(as_dict(episode.get("task")).get("data"))
+    traces = as_list(episode.get("traces"))
+    trace = as_dict(traces[-1]) if traces else {}
+    errors = [error_text(e) for e in [*as_list(episode.get("errors")), *as_list(trace.get("errors"))]]
     if not traces:
         errors = errors or ["no trace"]
     elif episode.get("ok") is False and not errors:
         errors = ["episode not ok"]
-    rewards = list((trace.get("rewards") or {}).values())
-    complete = rewards and all(isinstance(r, dict) and r.get("score") is not None for r in rewards)
-    reward = sum(r["score"] * r.get("weight", 1.0) for r in rewards) if complete else None
-    task_id = data.get("id") or (trace.get("info") or {}).get("task_id")
-    return Rollout(task_id, reward, dict(trace.get("metrics") or {}), errors)
+    rewards = list(as_dict(trace.get("rewards")).values())
+    complete = rewards and all(_number(as_dict(r).get("score")) is not None for r in rewards)
+    reward = sum(_weighted(r) for r in rewards) if complete else None
+    task_id = data.get("id") or as_dict(trace.get("info")).get("task_id")
+    return Rollout(task_id if isinstance(task_id, str) else None, reward, _metrics(trace.get("metrics")), errors)
 
 
 def classic_info(row: dict[str, Any]) -> dict[str, Any]:
     """A 0.3 row's `info`: `datasets` stores it as a JSON string when rows differ in shape."""
     info = row.get("info") or {}
     if isinstance(info, str):
-        info = json.loads(info) if info.strip().startswith("{") else {}
-    return info
+        try:
+            info = json.loads(info) if info.strip().startswith("{") else {}
+        except (ValueError, RecursionError):  # a torn or corrupt info string: no task id in it
+            info = {}
+    return as_dict(info)
 
 
 def classic_rollout(row: dict[str, Any]) -> Rollout:
     """One line of a verifiers 0.3 `results.jsonl`: `{info, reward, metrics, error, ...}`."""
     error = row.get("error")
-    return Rollout(classic_info(row).get("task_id"), row.get("reward"), dict(row.get("metrics") or {}),
-                   [str(error)] if error else [])
+    task_id = classic_info(row).get("task_id")
+    return Rollout(task_id if isinstance(task_id, str) else None, _number(row.get("reward")),
+                   _metrics(row.get("metrics")), [error_text(error)] if error else [])
