@@ -1,5 +1,6 @@
-"""The scorer: one test per reason, extraction, normalisation, and property tests that it
-never raises and that naming a superseded value always costs the point."""
+"""The scorer: one test per reason, extraction, normalisation, framing, and property tests that
+it never raises, that asserting a superseded value beside the answer always costs the point and
+that naming it as history never does. The labelled fairness corpus is in test_scoring_fairness.py."""
 
 from __future__ import annotations
 
@@ -26,10 +27,15 @@ TASK = make_task()
     ("bangalore.", "exact", 1.0),
     ("You live in Bangalore now.", "contained", 1.0),
     ("My apartment is in Bangalore, close to the lake these days.", "contained", 1.0),
+    ("Bangalore, not Chennai.", "contained", 1.0),
+    ("Bangalore (your sister lives in Lyon)", "contained", 1.0),
     ("Chennai or Bangalore", "hedged", 0.0),
-    ("Bangalore, not Chennai.", "hedged", 0.0),
-    ("Bangalore (your sister lives in Lyon)", "hedged", 0.0),
+    ("Bangalore and Chennai", "hedged", 0.0),
+    ("Bangalore (or Lyon)", "hedged", 0.0),
+    ("Maybe Bangalore.", "hedged", 0.0),
     ("Chennai", "missing", 0.0),
+    ("It's not Bangalore.", "missing", 0.0),
+    ("You moved away from Bangalore.", "missing", 0.0),
     ("I don't know.", "missing", 0.0),
     ("", "empty", 0.0),
     ("   ", "empty", 0.0),
@@ -56,10 +62,11 @@ def test_sentences_small_models_give_are_accepted():
     assert score(birthday, "March 4").reason == "missing"
 
 
-def test_stale_flag_is_set_whether_or_not_the_answer_is_there():
+def test_stale_flag_is_set_when_a_superseded_value_is_asserted():
     assert score(TASK, "Chennai").stale is True
     assert score(TASK, "Chennai or Bangalore").stale is True
     assert score(TASK, "Bangalore").stale is False
+    assert score(TASK, "Bangalore, after you moved from Chennai").stale is False  # history, not an assertion
     assert score(TASK, "Lyon").stale is False  # a distractor is not a superseded value
 
 
@@ -69,14 +76,34 @@ def test_extraction_prefers_final_answer_marker_and_drops_reasoning():
     assert extract_answer("Answer: Chennai. Wait. Final answer: Bangalore") == "Bangalore"
     assert score(TASK, "<think>It was Chennai before, then Bangalore.</think>Answer: Bangalore").reason == "exact"
     assert score(TASK, "**Answer:** Bangalore").reason == "exact"
+    assert score(TASK, "I went through it.\n**Final Answer**: Bangalore").reason == "exact"
+
+
+def test_a_marker_must_open_a_line_or_sentence():
+    reply = "Short answer: Bangalore. Longer answer: you moved there from Chennai."
+    assert extract_answer(reply) == reply
+    assert score(TASK, reply).value == 1.0
 
 
 @pytest.mark.parametrize("a, b", [
     ("June 15", "15 June"), ("June 15th", "the 15th of June"), ("Jun. 15", "june 15"), ("12th", "twelfth"),
     ("23rd", "twenty-third"), ("1,450", "1450"), ("Ｂｉｓｃｕｉｔ", "biscuit"), ("Dog’s", "dog's"), ("The Lyon", "lyon"),
+    ("Zürich", "Zurich"), ("Kraków", "Krakow"), ("København", "Kobenhavn"), ("floor nineteen", "floor 19"),
+    ("the second floor", "2nd floor"), ("June second", "June 2"), ("the third of May", "May 3"),
+    ("floor twenty-seven", "floor 27th"),
 ])
 def test_normalisation_unifies_spellings(a, b):
     assert normalize(a) == normalize(b)
+
+
+def test_everyday_ordinals_are_numbers_only_beside_floor_or_a_month():
+    assert normalize("a second-hand bike") == "second hand bike"
+    assert normalize("third time lucky") == "third time lucky"
+    assert normalize("the nineteenth") == "19"  # not an everyday word: a number anywhere
+    floor = make_task(answer="2nd", aliases=("2nd floor", "second floor", "floor 2", "floor two", "2"), stale=("5th",),
+                      distractors=())
+    assert score(floor, "You bought a second-hand bike.").value == 0.0
+    assert score(floor, "You're on the second floor.").value == 1.0
 
 
 def test_two_dates_in_a_row_stay_two_dates():
@@ -87,7 +114,8 @@ def test_two_dates_in_a_row_stay_two_dates():
 def test_a_stale_value_inside_the_answer_is_not_a_hedge():
     task = make_task(answer="Mini Countryman", stale=("Mini",), distractors=())
     assert score(task, "a Mini Countryman").value == 1.0
-    assert score(task, "a Mini Countryman, not the Mini").reason == "hedged"
+    assert score(task, "a Mini Countryman, not the Mini").value == 1.0
+    assert score(task, "a Mini Countryman or the Mini").reason == "hedged"
 
 
 def test_aliases_accepted():
@@ -111,6 +139,17 @@ def test_unreadable_tasks_score_zero_without_raising():
 
 def test_score_reply_is_the_same_rule_field_by_field():
     assert score_reply("Chennai or Bangalore", "Bangalore", stale=["Chennai"]).reason == "hedged"
+    assert score_reply("Tobias manages Stefan.", "Stefan", subject="Tobias").reason == "missing"
+    assert score_reply("Stefan manages Tobias.", "Stefan", subject="Tobias").value == 1.0
+
+
+def test_values_are_recognised_by_every_form():
+    car = make_task(answer="Mazda MX-5", aliases=("MX-5",), stale=("Dovetail Software",), distractors=("Volkswagen Golf",))
+    assert score(car, "Mazda Miata").reason == "exact"
+    assert score(car, "the Miata, or the VW Golf").reason == "hedged"  # a distractor by another name
+    assert score(car, "Either MX-5 or Dovetail.").reason == "hedged"  # a stale value by its short form
+    assert score(car, "MX-5 or Toyota Yaris").reason == "hedged"  # a value the task never names
+    assert score(make_task(), "Bengaluru").reason == "exact"
 
 
 ANY_REPLY = st.one_of(
@@ -146,9 +185,22 @@ def test_adding_a_stale_value_to_a_correct_reply_makes_it_wrong(shipped_tasks, d
     assert score(task, correct).value == 1.0
     stale = data.draw(st.sampled_from(task.meta["stale"]))
     glue = data.draw(GLUE)
-    hedged = data.draw(st.sampled_from([f"{correct}{glue} {stale}", f"{stale}{glue} {correct}", f"{correct} (not {stale})"]))
+    hedged = data.draw(st.sampled_from([f"{correct}{glue} {stale}", f"{stale}{glue} {correct}", f"{correct} or {stale}",
+                                        f"either {stale} or {correct}"]))
     result = score(task, hedged)
     assert result.value == 0.0 and result.stale
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_naming_a_superseded_value_as_history_keeps_a_correct_reply_correct(shipped_tasks, data):
+    task = data.draw(st.sampled_from([t for t in shipped_tasks if t.meta["stale"] and t.category != "temporal"]))
+    stale = data.draw(st.sampled_from(task.meta["stale"]))
+    reply = data.draw(st.sampled_from([f"{task.answer}, not {stale} any more.", f"{task.answer} (previously {stale}).",
+                                       f"It used to be {stale}, but now it's {task.answer}.",
+                                       f"{stale} was a mistake; it's {task.answer}."]))
+    result = score(task, reply)
+    assert result.value == 1.0 and not result.stale, reply
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

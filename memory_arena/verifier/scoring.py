@@ -1,17 +1,36 @@
-"""Score a reply against a task, deterministically (SPEC §6). No LLM judge.
+"""Score a reply against a task, deterministically: judge the value the reply asserts as the
+current truth (docs/design.md, scoring). No LLM judge.
 
-A reply is correct when, after answer extraction and normalisation, it
-1. equals the answer or one of its aliases (`exact`), or contains one as a whole-word span
-   while having at most WORD_LIMIT words (`contained`; longer: `too_long`), and
-2. names no superseded value (`meta.stale`) and no distractor (`meta.distractors`) of the task:
-   a reply that hedges between the old and the new value is wrong (`hedged`).
-Otherwise it is `missing` (the answer is not there) or `empty`.
+1. **Extraction.** Reasoning blocks (`<think>...</think>`) are dropped. When the reply has an
+   `Answer:` (or `Final answer:`) marker at the start of a line or sentence, only what follows
+   the last one is judged; otherwise the whole reply is.
+2. **Normalisation**, on both sides: Unicode NFKC, diacritics folded (Zürich = Zurich),
+   casefold, apostrophes joined (a possessive 's becomes its own token), articles dropped,
+   thousands separators dropped, ordinals and number words unified ("19th", "nineteenth",
+   "floor nineteen" -> 19), dates unified ("15 June", "the 15th of June", "Jun 15" -> june 15).
+   Clause punctuation is kept as boundaries for step 3. Small ordinals that are everyday words
+   ("second", "third") count as numbers only beside "floor" or a month, so that "a second-hand
+   bike" names no floor.
+3. **What the reply asserts.** Every value of the slot is found in the text: the answer with
+   its aliases and `value_forms`, the superseded values (`meta.stale`), the distractors, and
+   any other vocabulary value of the answer's kind, each by all its forms. A value framed as
+   history or withdrawn ("you moved from Cologne", "previously X", "X was a mistake", "not X
+   any more", "after selling the X", "instead of X"), as someone else's ("your neighbour's X")
+   or as another day's (temporal) is not asserted. A negated answer ("It's not Lyon") is not
+   asserted either.
+4. **Verdict.** Right when the answer is asserted, never negated, and no other value is
+   asserted beside it: `exact` if the reply is just an accepted form, `contained` if it has at
+   most WORD_LIMIT words (longer: `too_long`). Another value asserted beside the answer ("Lyon
+   and Paris", "Lyon or Paris", a candidate list), a possible value ("maybe Lyon", "it could
+   be Lyon") or an alternative joined by "or" or "/" that is no form of the answer ("Lyon or
+   Berlin", even when Berlin never occurs in the conversation) is `hedged`. A reply that does
+   not assert the answer (absent, negated, only as history, or a relational reply with the
+   relation reversed: "Tobias manages Stefan" when asked who manages Tobias) is `missing`;
+   an empty one is `empty`. Relational replies that walk the chain ("Oksana reports to Jovana,
+   who reports to Jorge, so Jorge") are judged on the value they conclude with.
 
-Extraction drops reasoning blocks (`<think>...</think>`) and prefers the text after the last
-`Answer:` marker. Normalisation: Unicode NFKC, casefold, apostrophes joined, other punctuation
-and the articles a/an/the removed, whitespace collapsed, thousands separators dropped,
-ordinals unified ("12th", "twelfth" -> "12"), and dates unified ("15 June", "the 15th of June",
-"Jun 15" -> "june 15"). `score` never raises: whatever it is given, it returns a `Score`.
+`Score.stale` is set when the reply asserts a superseded value as current. `score` never
+raises: whatever it is given, it returns a `Score`.
 """
 
 from __future__ import annotations
@@ -22,8 +41,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
+from ..tasks.forms import COMMON_WORDS, value_forms, value_kind, values_of_kind
+from ..tasks.vocab import PEOPLE, WEEKDAYS
+
 WORD_LIMIT = 30
-"""A reply that contains the answer but has more words than this is `too_long`. Instruct models
+"""A reply that asserts the answer but has more words than this is `too_long`. Instruct models
 answer in a sentence even when told not to ("My apartment is on the 12th floor."), so the
 limit admits a sentence or two; it exists so that pasting back the conversation cannot win."""
 
@@ -39,22 +61,28 @@ class Score:
     reason: str
     """One of REASONS."""
     stale: bool = False
-    """Whether the reply names a superseded value (feeds the stale rate), correct or not."""
+    """Whether the reply asserts a superseded value as current (feeds the stale rate), correct or not."""
 
 
 # ---------------------------------------------------------------------------------------------
 # Answer extraction
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _THINK_TAIL = re.compile(r"\A.*</think>", re.DOTALL | re.IGNORECASE)  # a closing tag whose opening was in the prompt
-_ANSWER_MARKER = re.compile(r"(?:final\s+)?answer\s*[:：]", re.IGNORECASE)
+# A marker opens a line or a sentence: "Short answer: X. Longer answer: ..." has none, and is
+# judged whole.
+_ANSWER_MARKER = re.compile(r"(?:^|(?<=[.!?]))[ \t>*_#-]*(?:final[ \t]+)?answer[ \t*_]*[:：]",
+                            re.IGNORECASE | re.MULTILINE)
 
 
 def extract_answer(reply: str) -> str:
     """The part of a reply that counts: reasoning removed, text after the last `Answer:` if any."""
     text = _THINK_TAIL.sub("", _THINK_BLOCK.sub("", reply)) if "think>" in reply.lower() else reply
-    markers = list(_ANSWER_MARKER.finditer(text)) if ":" in text or "：" in text else ()
-    if markers:
-        text = text[markers[-1].end():]
+    if ":" in text or "：" in text:
+        last = None
+        for last in _ANSWER_MARKER.finditer(text):
+            pass
+        if last is not None:
+            text = text[last.end():]
     return text.strip()
 
 
@@ -62,79 +90,116 @@ def extract_answer(reply: str) -> str:
 # Normalisation
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
-_MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
-_UNITS = ("", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
-_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-          "eighteenth", "nineteenth")
-_TENS = {2: ("twentieth", "twenty"), 3: ("thirtieth", "thirty"), 4: ("fortieth", "forty"), 5: ("fiftieth", "fifty"),
-         6: ("sixtieth", "sixty"), 7: ("seventieth", "seventy"), 8: ("eightieth", "eighty"), 9: ("ninetieth", "ninety")}
-
-
-def _ordinal_words() -> dict[str, int]:
-    words = {w: n for n, w in enumerate(_UNITS) if w} | {w: 10 + n for n, w in enumerate(_TEENS)}
-    for tens, (exact, prefix) in _TENS.items():
-        words[exact] = tens * 10
-        for unit in range(1, 10):
-            words[f"{prefix} {_UNITS[unit]}"] = tens * 10 + unit  # hyphens are spaces by then
-    return words
-
-
-_ORDINAL_WORDS = _ordinal_words()
-_TENS_PREFIXES = {prefix for _, prefix in _TENS.values()}
-_ARTICLES = frozenset(("a", "an", "the"))
 _MONTH_SET = frozenset(_MONTHS)
-# ASCII punctuation: apostrophes vanish ("dog's" -> "dogs"), everything else becomes a space.
-_ASCII_TABLE = str.maketrans({c: (None if c in "'`" else " ") for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
-_APOSTROPHES = re.compile(r"[’‘ʼ]")
-_NON_WORD = re.compile(r"[^\w\s]|_")
+_MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_ORDINAL_UNITS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+                  "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+                  "seventeenth", "eighteenth", "nineteenth")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_ORDINAL_TENS = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
+                 "seventieth": 70, "eightieth": 80, "ninetieth": 90}
+_ORDINALS = {w: n for n, w in enumerate(_ORDINAL_UNITS) if n} | _ORDINAL_TENS
+_CARDINALS = {w: n for n, w in enumerate(_UNITS) if n}
+# Ordinals that are everyday words ("a second-hand bike", "third time lucky") are numbers only
+# next to a word that makes them one.
+_WORDY_ORDINALS = frozenset(w for w in _ORDINALS if w in COMMON_WORDS)
+_NUMBER_CONTEXT = frozenset(("floor", "floors", "storey", "story", "level")) | _MONTH_SET
+_CARDINAL_CONTEXT = _NUMBER_CONTEXT | frozenset(("number", "no", "spot", "space", "desk"))
+_NUMBER_WORDS = frozenset(_ORDINALS) | frozenset(_CARDINALS) | frozenset(_TENS) | frozenset(_MONTH_ABBREVIATIONS)
+_DIGIT_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
+
+_ARTICLES = frozenset(("a", "an", "the"))
+_MARKS = frozenset(("|", ",", "/", ">"))
+"""Boundary tokens kept by normalisation: clause end, comma, slash, arrow."""
+# ASCII punctuation: apostrophes vanish ("dog's" was split first), clause punctuation becomes
+# a boundary token (in `_tokens`), everything else a space.
+_ASCII_TABLE = str.maketrans("\"#$%&*+-<=@[\\]^_{}~`", " " * 20)
+_CLAUSE_ENDS = "!?;:()\n|"
+_UNICODE_TABLE = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "Ae", "ß": "ss",
+                                "ł": "l", "Ł": "L", "đ": "d", "ı": "i", "œ": "oe", "þ": "th", "—": " | ",
+                                "–": " | ", "→": " > ", "⇒": " > ", "…": " | ", "•": " | "})
+_COMBINING = re.compile(r"[\u0300-\u036f]")
+_NON_WORD = re.compile(r"[^\w\s\x00-\x7f]")  # non-ASCII punctuation and symbols
+_POSSESSIVE = re.compile(r"(?<=\w)'s\b", re.IGNORECASE)
+_ABBREVIATION_DOT = re.compile(r"\b([A-Za-z]{3,4})\.(?=\s*\d)")  # "Jun. 15", "Sept. 3"
+_DOT_DIGIT = re.compile(r"\.\s*\d")
+_ARROW_OR_DASH = re.compile(r"\s[-–—]+\s|[-=]+>")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
-_NUMBER_WORDS = frozenset(_ORDINAL_WORDS) | _TENS_PREFIXES | frozenset(_MONTH_ABBREVIATIONS)
-_DIGIT_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)\b")
-
-
-def normalize(text: str) -> str:
-    """Canonical form used on both sides of every comparison. Token passes run only when a
-    token needs them: the scorer's throughput target is 50,000 replies/s."""
+def _tokens(text: str) -> list[str]:
+    """Normalised tokens with boundary marks (see the module docstring, step 2)."""
     if not text.isascii():
-        text = _NON_WORD.sub(" ", _APOSTROPHES.sub("", unicodedata.normalize("NFKC", text)))
-    text = text.casefold()
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.translate(_UNICODE_TABLE)))
+        text = _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text))
+    if "'" in text:
+        if "'s" in text or "'S" in text:
+            text = _POSSESSIVE.sub(" s", text)
+        text = text.replace("'", "")
+    if "-" in text or ">" in text:
+        text = _ARROW_OR_DASH.sub(lambda m: " > " if m.group().endswith(">") else " | ", text)
+    if "." in text:
+        if _DOT_DIGIT.search(text):
+            text = _ABBREVIATION_DOT.sub(r"\1", text)
+        text = text.replace(".", " | ")
     if "," in text:
-        text = _THOUSANDS.sub("", text)
-    tokens = [t for t in text.translate(_ASCII_TABLE).split() if t not in _ARTICLES]
+        text = _THOUSANDS.sub("", text).replace(",", " , ")
+    if "/" in text:
+        text = text.replace("/", " / ")
+    for mark in _CLAUSE_ENDS:
+        if mark in text:
+            text = text.replace(mark, " | ")
+    text = text.casefold().translate(_ASCII_TABLE)
+    tokens = [t for t in text.split() if t not in _ARTICLES]
     if not _NUMBER_WORDS.isdisjoint(tokens) or _DIGIT_ORDINAL.search(text):
         tokens = _numbers(tokens)
     if not _MONTH_SET.isdisjoint(tokens):
         tokens = _dates_month_first(tokens)
-    return " ".join(tokens)
+    return tokens
+
+
+def normalize(text: str) -> str:
+    """Canonical form used on both sides of every comparison (boundary marks dropped). Token
+    passes run only when a token needs them: the scorer's throughput target is 50,000 replies/s."""
+    return " ".join(t for t in _tokens(text) if t not in _MARKS)
 
 
 def _numbers(tokens: list[str]) -> list[str]:
-    """Ordinals to digits ("twenty third", "23rd" -> "23"); "jun 15" -> "june 15"."""
+    """Ordinals and, after 'floor' or a month, cardinals to digits ("twenty third", "23rd" ->
+    "23"; "floor nineteen" -> "floor 19"); "jun 15" -> "june 15"."""
     out: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
         token = tokens[i]
         i += 1
-        if token in _TENS_PREFIXES and i < n and tokens[i] in _ORDINAL_WORDS and _ORDINAL_WORDS[tokens[i]] < 10:
-            out.append(str(_ORDINAL_WORDS[f"{token} {tokens[i]}"]))
-            i += 1
-        elif token in _ORDINAL_WORDS:
-            out.append(str(_ORDINAL_WORDS[token]))
+        after = tokens[i] if i < n else ""
+        before = out[-1] if out else ""
+        if token in _TENS and (after in _ORDINALS or after in _CARDINALS) and (after in _ORDINALS or before in _CARDINAL_CONTEXT):
+            unit = _ORDINALS.get(after) or _CARDINALS[after]
+            if unit < 10:
+                out.append(str(_TENS[token] + unit))
+                i += 1
+                continue
+        if token in _ORDINALS:
+            if token not in _WORDY_ORDINALS or after in _NUMBER_CONTEXT or before in _NUMBER_CONTEXT or (
+                    after == "of" and i + 1 < n and tokens[i + 1] in _MONTH_SET):
+                token = str(_ORDINALS[token])
+        elif token in _CARDINALS or token in _TENS:
+            if before in _CARDINAL_CONTEXT:
+                token = str(_CARDINALS.get(token) or _TENS[token])
         elif token[-2:] in ("st", "nd", "rd", "th") and token[:-2].isdigit():
-            out.append(token[:-2])
-        elif token in _MONTH_ABBREVIATIONS and i < n and tokens[i][:1].isdigit():
-            out.append(_MONTH_ABBREVIATIONS[token])
-        else:
-            out.append(token)
+            token = token[:-2]
+        elif token in _MONTH_ABBREVIATIONS and after[:1].isdigit():
+            token = _MONTH_ABBREVIATIONS[token]
+        out.append(token)
     return out
 
 
 def _dates_month_first(tokens: list[str]) -> list[str]:
     """'15 june' and '15 of june' -> 'june 15'."""
-    if _MONTH_SET.isdisjoint(tokens):
-        return tokens
     out: list[str] = []
     i, n = 0, len(tokens)
     while i < n:
@@ -152,69 +217,381 @@ def _dates_month_first(tokens: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Scoring
+# What frames a value: cue words and how many tokens may stand between cue and value.
+ANSWER, STALE, OTHER, NAMED = 0, 1, 2, 3
+"""Labels of a value found in a reply: the answer, a superseded value, any other value of the
+slot's kind, a value the question itself names (the subject of a relational question)."""
+ASSERTED, HEDGE, NEGATED, HISTORY, ELSEWHERE = range(5)
+"""How a reply frames a value: as the current one, as a possibility, denied, as the past, as
+someone else's or another day's."""
+
+_NEGATORS = {"not": 4, "isnt": 3, "arent": 3, "wasnt": 3, "werent": 3, "dont": 4, "doesnt": 4, "didnt": 4,
+             "never": 4, "nor": 1, "neither": 1, "cannot": 3, "cant": 3, "wont": 3, "havent": 4, "hasnt": 4}
+_PRE_HISTORY = {"from": 1, "previously": 4, "formerly": 4, "originally": 4, "initially": 4, "earlier": 3,
+                "once": 3, "selling": 1, "sold": 1, "sell": 1, "left": 1, "leaving": 1, "quit": 1, "quitting": 1,
+                "replaced": 1, "replacing": 1, "traded": 2, "trading": 2, "ditched": 1, "swapped": 1, "old": 3,
+                "former": 3, "previous": 3, "ex": 1, "corrected": 1, "after": 1, "past": 3}
+_PRE_HISTORY_PAIRS = {("no", "longer"): 4, ("used", "to"): 4, ("instead", "of"): 1, ("rather", "than"): 1,
+                      ("before", "that"): 4, ("before", "then"): 4, ("at", "first"): 4, ("rid", "of"): 1,
+                      ("gave", "up"): 1, ("out", "of"): 1, ("away", "from"): 1}
+_POST_HISTORY = {"anymore": 4, "mistake": 3, "wrong": 3, "incorrect": 3, "error": 3, "typo": 3, "outdated": 3,
+                 "before": 2, "earlier": 3, "previously": 3, "formerly": 3, "originally": 3, "initially": 3,
+                 "until": 1, "history": 3, "old": 3, "former": 3, "previous": 3, "corrected": 3, "replaced": 3,
+                 "sold": 3, "left": 2}
+_POST_HISTORY_PAIRS = {("any", "more"): 4, ("no", "longer"): 3, ("at", "first"): 3, ("in", "past"): 3,
+                       ("out", "of"): 3, ("isnt", "right"): 2}
+_HEDGES = {"maybe": 3, "perhaps": 3, "possibly": 3, "might": 2, "could": 2, "either": 2}
+_HEDGE_PAIRS = {("may", "be"): 1}
+_RELATIVE_PRONOUNS = frozenset(("which", "who", "whom", "that", "where"))
+_HISTORY_ADVERBS = frozenset(("previously", "before", "before that", "formerly", "originally", "at first",
+                              "initially", "earlier", "in past", "until recently", "back then"))
+_RELATIVES = frozenset("sister brother cousin neighbour neighbor colleague coworker aunt uncle flatmate roommate "
+                       "friend mother mom mum father dad boss partner wife husband son daughter parents".split())
+_OWNING = frozenset(("s", "drives", "drove", "has", "had", "owns", "lives", "lived", "works", "worked", "moved"))
+# Pre-cue windows stop at a boundary or at a word that starts a new clause about the present.
+_PRE_STOPS = _MARKS | frozenset(("but", "now", "and", "so", "then", "whereas", "while", "though", "although",
+                                 "however", "currently", "today", "actually", "still", "moved", "moving", "move",
+                                 "relocated", "switched", "changed"))
+_POST_STOPS = _MARKS | frozenset(("but", "now", "and", "so", "then", "whereas", "while", "though", "although",
+                                  "however", "currently", "today", "actually", "still"))
+_WEEKDAYS = frozenset(d.casefold() for d in WEEKDAYS)
+_PEOPLE = frozenset(p.casefold() for p in PEOPLE)
+_CONCLUSIONS = frozenset(("so", "therefore", "thus", "hence", "meaning", "means", "making", ">"))
+_CONCLUSION_PAIRS = frozenset((("reports", "to"), ("report", "to"), ("reporting", "to"), ("manager", "is"),
+                               ("boss", "is"), ("managed", "by"), ("works", "for"), ("answers", "to"),
+                               ("top", "is")))
+_WINDOW = 6
+# A window without any of these words has no cue (each pair is represented by its rarer word).
+_PRE_WORDS = frozenset(_NEGATORS) | frozenset(_PRE_HISTORY) | frozenset(_HEDGES) | _RELATIVES | _PEOPLE | _WEEKDAYS \
+    | frozenset("longer used instead rather before first rid gave out away may".split())
+_POST_WORDS = frozenset(_NEGATORS) | frozenset(_POST_HISTORY) | _WEEKDAYS | frozenset("any longer first past out".split())
+
+
+def _cue(words: list[str], single: dict[str, int], pairs: dict[tuple[str, str], int], before: bool) -> bool:
+    """Whether a cue of `single` or `pairs` lies in `words` within its allowed gap of the value
+    (the value follows `words` when `before`, else precedes them)."""
+    n = len(words)
+    for i, word in enumerate(words):
+        gap = n - 1 - i if before else i
+        if single.get(word, -1) >= gap:
+            return True
+        if i + 1 < n:
+            limit = pairs.get((word, words[i + 1]))
+            if limit is not None and limit >= (n - 2 - i if before else i):
+                return True
+    return False
+
+
+def _frame(tokens: list[str], start: int, end: int, low: int, high: int, label: int, spec: "_Spec") -> int:
+    """How the value at tokens[start:end] is framed; `low`/`high` bound it by its neighbours."""
+    i = start
+    while i > low and start - i < _WINDOW and tokens[i - 1] not in _PRE_STOPS:
+        i -= 1
+    pre = tokens[i:start]
+    j = end
+    while j < high and j - end < _WINDOW and (tokens[j] not in _POST_STOPS or (
+            tokens[j] == "," and tokens[j + 1:j + 2] and tokens[j + 1] in _RELATIVE_PRONOUNS)):
+        j += 1
+    post = tokens[end:j]
+    # Most windows hold no cue word at all: one set test each settles them.
+    pre_cued = not _PRE_WORDS.isdisjoint(pre)
+    post_cued = not _POST_WORDS.isdisjoint(post)
+    # A negator right before the next value is that value's ("Lyon not Paris").
+    reaches_next = j == high and high < len(tokens)
+    if (pre_cued and _cue(pre, _NEGATORS, {}, True)) or (
+            post_cued and not reaches_next and _cue(post, _NEGATORS, {}, False)):
+        return NEGATED
+    if ((pre_cued and _cue(pre, _PRE_HISTORY, _PRE_HISTORY_PAIRS, True))
+            or (post_cued and _cue(post, _POST_HISTORY, _POST_HISTORY_PAIRS, False))
+            or _after_history_adverb(tokens, i) or _followed_by_later_value(tokens, j, high)):
+        return HISTORY
+    if (pre_cued and _someone_elses(pre, spec)) or (
+            label != ANSWER and (pre_cued or post_cued) and _another_day(pre + post, spec)):
+        return ELSEWHERE
+    if (pre_cued and _cue(pre, _HEDGES, _HEDGE_PAIRS, True)) or (
+            j + 1 < len(tokens) and tokens[j] == "," and tokens[j + 1] in ("maybe", "perhaps", "possibly")):
+        return HEDGE
+    return ASSERTED
+
+
+def _after_history_adverb(tokens: list[str], i: int) -> bool:
+    """'Previously, you lived in Cologne': a comma after a lone history adverb keeps its scope."""
+    if i < 2 or tokens[i - 1] != ",":
+        return False
+    k = i - 1
+    while k > 0 and tokens[k - 1] not in _MARKS and i - 1 - k < 3:
+        k -= 1
+    return " ".join(tokens[k:i - 1]) in _HISTORY_ADVERBS
+
+
+def _followed_by_later_value(tokens: list[str], j: int, high: int) -> bool:
+    """'Cologne, then Reykjavik' / 'Cologne > Reykjavik': a value followed by then or an arrow
+    and another value is the earlier one."""
+    if high == len(tokens):
+        return False
+    if tokens[j] == ",":
+        j += 1
+    return j < high and (tokens[j] == ">" or tokens[j] == "then")
+
+
+def _someone_elses(pre: list[str], spec: "_Spec") -> bool:
+    """'your neighbour's Hyundai Tucson', 'my uncle drives a Renault Zoe', 'Lena's dog is Pretzel'."""
+    if spec.relational:
+        return False
+    for k in range(len(pre) - 1):
+        word = pre[k]
+        if (word in _RELATIVES or (word in _PEOPLE and spec.kind != "person")) and pre[k + 1] in _OWNING:
+            return True
+    return False
+
+
+def _another_day(words: list[str], spec: "_Spec") -> bool:
+    return any(w in _WEEKDAYS and w != spec.as_of_day for w in words)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-task matcher
+Index = dict[str, list[tuple[tuple[str, ...], int]]]
+"""First token -> (form as tokens, label), longest form first."""
+
+
 @dataclass(frozen=True)
-class _Targets:
-    answers: tuple[str, ...]
-    stale: re.Pattern[str] | None
-    distractors: re.Pattern[str] | None
+class _Spec:
+    answers: frozenset[str]
+    index: Index
+    kind: str | None
+    relational: bool
+    as_of_day: str | None
+    reversed_relation: re.Pattern[str] | None
 
 
-def _any_of(forms: Iterable[str]) -> re.Pattern[str] | None:
-    """One regex finding any of `forms` as whole words in a space-padded normalised text."""
-    forms = sorted(set(forms), key=len, reverse=True)
-    return re.compile("(?<= )(?:" + "|".join(map(re.escape, forms)) + ")(?= )") if forms else None
+def _forms(values: Iterable[str]) -> set[tuple[str, ...]]:
+    return {tuple(f.split()) for v in values for f in map(normalize, value_forms(v)) if f}
+
+
+def _index(labels: dict[tuple[str, ...], int], base: Index | None = None) -> Index:
+    """An index of `labels` laid over `base` (whose entries `labels` relabel)."""
+    index = dict(base or {})
+    for first in {form[0] for form in labels}:
+        options = {form: labels.get(form, label) for form, label in index.get(first, ())}
+        options.update((form, label) for form, label in labels.items() if form[0] == first)
+        index[first] = sorted(options.items(), key=lambda o: -len(o[0]))
+    return index
+
+
+@lru_cache(maxsize=None)
+def _kind_index(kind: str | None) -> Index:
+    """Every value of the answer's kind, by all its forms: a reply that asserts a value the task
+    never mentions ("Reykjavik and Bangalore") is caught too. Floors and numbers are left out:
+    a bare number in a sentence is too often something else."""
+    if kind in (None, "floor", "number"):
+        return {}
+    return _index({f: OTHER for f in _forms(values_of_kind(kind)) if " ".join(f) not in COMMON_WORDS})
+
+
+_REVERSED = (
+    r"{s} (?:manages|managed|supervises|oversees|leads|heads|is in charge of|is above|is over|is boss of|"
+    r"is manager of) {a}",
+    r"{s} has {a} as (?:direct )?report",
+    r"{s} is {a} s (?:manager|boss|supervisor|superior|line manager|lead|head|skip level manager|skip level)",
+    r"{a} (?:reports|reported|report|answers) (?:directly )?to {s}",
+    r"{a} works? (?:for|under) {s}",
+    r"{a} is (?:managed|supervised|overseen|led) by {s}",
+    r"{a} s (?:manager|boss|supervisor|superior|line manager|lead|skip level manager|skip level) is {s}",
+    r"{a} is (?:under|below) {s}",
+    r"{a} is {s} s (?:direct )?(?:report|employee|subordinate)",
+)
+
+
+def _reversal(subject: str, answers: Iterable[str]) -> re.Pattern[str]:
+    """Phrases that put the answer below the subject: the relation read backwards."""
+    s = re.escape(normalize(subject))
+    a = "(?:" + "|".join(sorted(map(re.escape, answers), key=len, reverse=True)) + ")"
+    alternatives = (t.replace("{s}", s).replace("{a}", a) for t in _REVERSED)
+    return re.compile("(?<![^ ])(?:" + "|".join(alternatives) + ")(?![^ ])")
 
 
 @lru_cache(maxsize=4096)
-def _targets(answers: tuple[str, ...], stale: tuple[str, ...], distractors: tuple[str, ...]) -> _Targets:
-    def forms(values: Iterable[str]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(f for f in map(normalize, values) if f))
+def _spec(answers: tuple[str, ...], stale: tuple[str, ...], distractors: tuple[str, ...], subject: str | None,
+          question: str, as_of_day: str | None) -> _Spec:
+    answer_forms = _forms(answers)
+    labels: dict[tuple[str, ...], int] = {f: OTHER for f in _forms(distractors)}
+    labels.update((f, STALE) for f in _forms(stale))
+    kind = value_kind(answers[0])
+    # A value the question names is not a rival answer (the relational subject).
+    named = _forms([subject] if subject else [])
+    if question:
+        question_tokens = _tokens(question)
+        probe = _index({**labels, **{f: OTHER for f in answer_forms | named}}, _kind_index(kind))
+        named.update(tuple(question_tokens[start:end]) for start, end, _ in _scan(question_tokens, probe))
+    labels.update((f, NAMED) for f in named)
+    labels.update((f, ANSWER) for f in answer_forms)
+    flat = frozenset(" ".join(f) for f in answer_forms)
+    return _Spec(flat, _index(labels, _kind_index(kind)), kind, subject is not None,
+                 as_of_day.casefold() if as_of_day else None,
+                 _reversal(subject, flat) if subject and flat else None)
 
-    answer_forms = forms(answers)
-    # A stale value or distractor that is spelled like an answer form cannot count against it.
-    return _Targets(answer_forms, _any_of(f for f in forms(stale) if f not in answer_forms),
-                    _any_of(f for f in forms(distractors) if f not in answer_forms))
+
+def _scan(tokens: list[str], index: Index) -> list[tuple[int, int, int]]:
+    """Values in `tokens`, leftmost-longest: (start, end, label)."""
+    found = []
+    i, n = 0, len(tokens)
+    while i < n:
+        options = index.get(tokens[i])
+        if options is not None:
+            for form, label in options:
+                size = len(form)
+                if size == 1 or tuple(tokens[i:i + size]) == form:
+                    found.append((i, i + size, label))
+                    i += size - 1
+                    break
+        i += 1
+    return found
 
 
+# ---------------------------------------------------------------------------------------------
+# Alternatives the matcher cannot know: "Reykjavik or Paris", "Lyon/Berlin".
+_RAW_WORD = re.compile(r"[^\W_]+(?:[-'’.][^\W_]+)*|/|[^\w\s]")
+_ALTERNATIVE_FILLER = frozenset("maybe perhaps possibly probably even the a an in at on it its it's was is i i'm i’m "
+                                "i'd i've you you're your".split())
+
+
+def _unknown_alternative(text: str, spec: _Spec) -> bool:
+    """Whether an 'or'/'/' joins a form of the answer to a capitalised or numeric word that is
+    neither a form of the answer nor a value the matcher knows (those are framed and judged
+    like any other value)."""
+    words = _RAW_WORD.findall(text)
+    for k, word in enumerate(words):
+        if word.lower() != "or" and word != "/":
+            continue
+        left, right = _side(words, k, -1), _side(words, k, 1)
+        sides = [_side_kind(s, spec) for s in (left, right)]
+        if ANSWER in sides and OTHER in sides:
+            return True
+    return False
+
+
+def _side(words: list[str], k: int, step: int) -> list[str]:
+    """The run of capitalised or numeric words next to words[k], skipping punctuation and filler."""
+    run: list[str] = []
+    i = k + step
+    while 0 <= i < len(words) and (not words[i][0].isalnum() or (not run and words[i].lower() in _ALTERNATIVE_FILLER)):
+        if words[i] == "/" or words[i].lower() == "or":
+            break
+        i += step
+    while 0 <= i < len(words) and len(run) < 4 and (words[i][0].isupper() or words[i][0].isdigit()):
+        run.append(words[i])
+        i += step
+    return run if step > 0 else run[::-1]
+
+
+def _side_kind(run: list[str], spec: _Spec) -> int | None:
+    if not run:
+        return None
+    tokens = [t for t in _tokens(" ".join(run)) if t not in _MARKS]
+    text = f" {' '.join(tokens)} "
+    if any(f" {form} " in text for form in spec.answers):
+        return ANSWER
+    if _scan(tokens, spec.index) or all(t in COMMON_WORDS for t in tokens):
+        return None
+    return OTHER
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring
 def score_reply(reply: Any, answer: str, aliases: Iterable[str] = (), stale: Iterable[str] = (),
-                distractors: Iterable[str] = ()) -> Score:
-    """Score `reply` against an answer given field by field (see the module docstring)."""
-    text = _as_text(reply)
-    targets = _targets((answer, *aliases), tuple(stale), tuple(distractors))
-    normalized = normalize(extract_answer(text))
-    if not normalized:
-        return Score(0.0, "empty")
-    padded = f" {normalized} "
-    found = [form for form in targets.answers if f" {form} " in padded]
-    # Mask the answer's own spans so that a stale value written inside it cannot count as a hedge.
-    masked = padded
-    for form in sorted(found, key=len, reverse=True):
-        masked = masked.replace(f" {form} ", " \x00 ")
-    names_stale = targets.stale is not None and targets.stale.search(masked) is not None
-    if not found:
-        return Score(0.0, "missing", names_stale)
-    if names_stale or (targets.distractors is not None and targets.distractors.search(masked) is not None):
-        return Score(0.0, "hedged", names_stale)
-    if normalized in targets.answers:
-        return Score(1.0, "exact")
-    if normalized.count(" ") + 1 > WORD_LIMIT:
-        return Score(0.0, "too_long")
-    return Score(1.0, "contained")
+                distractors: Iterable[str] = (), *, subject: str | None = None, question: str = "",
+                as_of_day: str | None = None) -> Score:
+    """Score `reply` against an answer given field by field (see the module docstring).
+    `subject` is a relational question's subject, `question` the question (values it names are
+    no rival answers), `as_of_day` the day a temporal question asks about."""
+    spec = _spec((answer, *aliases), tuple(stale), tuple(distractors), subject, question, as_of_day)
+    return _judge(extract_answer(_as_text(reply)), spec)
+
+
+# Verdicts are immutable: one instance of each serves every reply.
+_VERDICT = {(reason, stale): Score(float(reason in ("exact", "contained")), reason, stale)
+            for reason in REASONS for stale in (False, True)}
+
+
+def _judge(text: str, spec: _Spec) -> Score:
+    tokens = _tokens(text)
+    words = tokens if _MARKS.isdisjoint(tokens) else [t for t in tokens if t not in _MARKS]
+    if not words:
+        return _VERDICT["empty", False]
+    flat = " ".join(words)
+    if flat in spec.answers:
+        return _VERDICT["exact", False]
+    found = [f for f in _scan(tokens, spec.index) if f[2] != NAMED]
+    if spec.relational:
+        found = found[_conclusion(tokens, found):]
+    asserted = negated = rivals = stale = hedged = False
+    last = len(found) - 1
+    for k, (start, end, label) in enumerate(found):
+        frame = _frame(tokens, start, end, found[k - 1][1] if k else 0, found[k + 1][0] if k < last else len(tokens),
+                       label, spec)
+        if label == ANSWER:
+            asserted = asserted or frame in (ASSERTED, HEDGE)
+            negated = negated or frame == NEGATED
+            hedged = hedged or frame == HEDGE
+        elif frame in (ASSERTED, HEDGE):
+            rivals = True
+            stale = stale or label == STALE
+    if not asserted or negated:
+        return _VERDICT["missing", stale]
+    if rivals or hedged or (("or" in words or "/" in tokens) and _unknown_alternative(text, spec)):
+        return _VERDICT["hedged", stale]
+    if spec.reversed_relation is not None and spec.reversed_relation.search(flat):
+        return _VERDICT["missing", False]
+    if len(words) > WORD_LIMIT:
+        return _VERDICT["too_long", False]
+    return _VERDICT["contained", False]
+
+
+def _conclusion(tokens: list[str], found: list[tuple[int, int, int]]) -> int:
+    """Index into `found` of the first value after the last conclusion ("so", "therefore", an
+    arrow, "reports to", ...) that some value follows: a chain is judged on where it ends."""
+    for k in range(len(found) - 1, 0, -1):
+        start = found[k][0]
+        between = tokens[found[k - 1][1]:start]
+        if any(t in _CONCLUSIONS for t in between) or any(pair in _CONCLUSION_PAIRS for pair in zip(between, between[1:])):
+            return k
+    return 0
 
 
 def score(task: Any, reply: Any) -> Score:
     """Score `reply` against `task` (a `Task` or its JSON row as a dict). Never raises: a task
     that cannot be read scores 0.0 with reason `missing`."""
     try:
-        if isinstance(task, dict):
-            answer, aliases, meta = task["answer"], task.get("aliases", ()), task.get("meta", {})
-        else:
-            answer, aliases, meta = task.answer, task.aliases, task.meta
-        return score_reply(reply, answer, tuple(aliases), tuple(meta.get("stale", ())),
-                           tuple(meta.get("distractors", ())))
+        spec = _task_spec(task)
     except Exception:  # noqa: BLE001 - the contract is "never raises"; a malformed task is a miss
-        return Score(0.0, "missing")
+        return _VERDICT["missing", False]
+    return _judge(extract_answer(_as_text(reply)), spec)
+
+
+_TASK_SPECS: dict[int, tuple[Any, _Spec]] = {}
+"""id(task) -> (task, its _Spec): a run scores each task many times, and building the cache key
+of `_spec` from a Task's fields costs as much as judging a short reply."""
+
+
+def _task_spec(task: Any) -> _Spec:
+    if not isinstance(task, dict):
+        cached = _TASK_SPECS.get(id(task))
+        if cached is not None and cached[0] is task:
+            return cached[1]
+    if isinstance(task, dict):
+        answer, aliases, meta = task["answer"], task.get("aliases", ()), task.get("meta", {})
+        category, question = task.get("category"), task.get("question", "")
+    else:
+        answer, aliases, meta = task.answer, task.aliases, task.meta
+        category, question = task.category, task.question
+    spec = _spec((answer, *aliases), tuple(meta.get("stale", ())), tuple(meta.get("distractors", ())),
+                 meta.get("subject") if category == "relational" else None, question or "", meta.get("as_of_day"))
+    if not isinstance(task, dict):
+        if len(_TASK_SPECS) >= 4096:
+            _TASK_SPECS.clear()
+        _TASK_SPECS[id(task)] = (task, spec)
+    return spec
 
 
 def _as_text(reply: Any) -> str:
