@@ -6,6 +6,8 @@
 
 Standard library only. Each task's RNG comes from a hash of (seed, category, index), so the
 output is byte-identical on every machine and `--n 50` is exactly the first 50 of `--n 100`.
+The shipped folder (the default `--out`) only ever holds what the default command writes:
+other `--n`, `--seed` or `--max-noise` values are refused there unless `--force` is given.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from memory_arena.cli import UsageParser, comma_list, positive_int
 from memory_arena.tasks import CATEGORIES, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
+
+
+DEFAULT_MAX_NOISE = 100
 
 
 def _max_noise(text: str) -> int:
@@ -41,10 +46,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: the shipped memory_arena/dataset)")
     parser.add_argument("--categories", type=comma_list(CATEGORIES, "category"), default=list(CATEGORIES), metavar="A,B",
                         help="comma-separated subset of " + ",".join(CATEGORIES))
-    parser.add_argument("--max-noise", type=_max_noise, default=100, metavar="TURNS",
+    parser.add_argument("--max-noise", type=_max_noise, default=DEFAULT_MAX_NOISE, metavar="TURNS",
                         help="most filler turns per task (default %(default)s; e.g. 1000 for long horizons)")
     parser.add_argument("--check", type=Path, metavar="DIR", help="validate DIR against the task record instead of generating")
+    parser.add_argument("--force", action="store_true",
+                        help="write other than the default tasks into the shipped dataset folder anyway")
     return parser
+
+
+def _error(message: str) -> int:
+    sys.stderr.write(f"generator.py: error: {message}\n")
+    return 2
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why `out` cannot be the output folder (a file, or below one), or None."""
+    for path in (out, *out.parents):
+        if path.exists():
+            return None if path.is_dir() else f"--out {out}: {path} is a file, not a folder"
+    return None
+
+
+def _overwrites_shipped(out: Path, args: argparse.Namespace) -> str | None:
+    """The flags that make this run write other tasks than the default command into the
+    shipped folder, or None. The output is a pure function of the flags, so other values
+    always mean other bytes."""
+    if out.resolve() != dataset_dir().resolve():
+        return None
+    changed = [f"--{name.replace('_', '-')} {value}" for name, value, default in
+               (("n", args.n, DEFAULT_N), ("seed", args.seed, DEFAULT_SEED), ("max_noise", args.max_noise, DEFAULT_MAX_NOISE))
+               if value != default]
+    return " ".join(changed) or None
 
 
 def _shown(path: Path) -> str:
@@ -59,15 +91,24 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.check is not None:
         if not args.check.is_dir():
-            sys.stderr.write(f"generator.py: error: {args.check} is not a folder\n")
-            return 2
+            return _error(f"{args.check} is not a folder")
         problems = check_folder(args.check)
         for problem in problems:
             print(problem)
         print(f"{len(problems)} problem(s) in {args.check}" if problems else f"{args.check}: OK")
         return 1 if problems else 0
     out = args.out if args.out is not None else dataset_dir()
-    counts = write_dataset(out, seed=args.seed, n=args.n, categories=args.categories, max_noise=args.max_noise)
+    problem = _out_problem(out)
+    if problem:
+        return _error(problem)
+    changed = _overwrites_shipped(out, args)
+    if changed and not args.force:
+        return _error(f"refusing to overwrite the shipped dataset in {_shown(out)} with other tasks than the "
+                      f"default command writes ({changed}); give --out DIR for another folder, or --force")
+    try:
+        counts = write_dataset(out, seed=args.seed, n=args.n, categories=args.categories, max_noise=args.max_noise)
+    except OSError as exc:
+        return _error(f"cannot write into {_shown(out)}: {exc.strerror or exc}")
     for category, count in counts.items():
         print(f"{count:>6} tasks  {_shown(out / (category + '.jsonl'))}")
     return 0
