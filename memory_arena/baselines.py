@@ -6,7 +6,9 @@ reply in plain text that goes through the real scorer. Standard library only.
   reporting chains: it must score 1.0 everywhere (a pipeline check of generator and scorer).
 - `stale-fact` keeps the first value it saw: 1.0 on recall and relational, 0.0 on update and
   contradiction; it is what a memory that never overwrites would score.
-- `hedge`, `most-common` and `random-candidate` try to game the scorer and must score low.
+- `hedge`, `hedge-short`, `most-common` and `random-candidate` try to game the scorer and must
+  score low; `hedge` and `hedge-short` (every candidate by its shortest accepted form, so that a
+  scorer that knew values only by their full names would miss the hedge) must score 0.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 from collections import Counter
 from typing import Callable, Iterable
 
+from .tasks.forms import value_forms
 from .tasks.schema import Task, user_statements
 from .tasks.vocab import WEEKDAYS
 
@@ -78,7 +81,14 @@ def candidates(task: Task) -> list[str]:
 
 
 def hedge(task: Task) -> str:
-    values = candidates(task)
+    return _one_of(candidates(task))
+
+
+def hedge_short(task: Task) -> str:
+    return _one_of([min(value_forms(v), key=len) for v in candidates(task)])
+
+
+def _one_of(values: list[str]) -> str:
     return "It's one of these: " + ", ".join(values) + "." if values else "I don't know."
 
 
@@ -110,7 +120,7 @@ def make_random_candidate(seed: int = 0) -> Baseline:
     return random_candidate
 
 
-BASELINE_NAMES = ("latest-fact", "stale-fact", "hedge", "most-common", "random-candidate")
+BASELINE_NAMES = ("latest-fact", "stale-fact", "hedge", "hedge-short", "most-common", "random-candidate")
 
 
 def make_baseline(name: str, tasks: list[Task], seed: int = 0) -> Baseline:
@@ -121,6 +131,8 @@ def make_baseline(name: str, tasks: list[Task], seed: int = 0) -> Baseline:
         return stale_fact
     if name == "hedge":
         return hedge
+    if name == "hedge-short":
+        return hedge_short
     if name == "most-common":
         return make_most_common(tasks)
     if name == "random-candidate":

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_arena.baselines import BASELINE_NAMES, make_baseline
+from memory_arena.baselines import BASELINE_NAMES, candidates, hedge, hedge_short, make_baseline
+from memory_arena.tasks.forms import value_forms
 from memory_arena.verifier.metrics import build_report
+from memory_arena.verifier.scoring import score
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,9 +40,24 @@ def test_stale_fact_keeps_old_truth(reports):
     assert r["stale_rate"]["value"] > 0.9
 
 
-@pytest.mark.parametrize("name", ["hedge", "most-common", "random-candidate"])
+@pytest.mark.parametrize("name", ["hedge", "hedge-short", "most-common", "random-candidate"])
 def test_gaming_baselines_score_low(reports, name):
     assert reports[name]["memory_score"]["value"] < 0.15
+
+
+@pytest.mark.parametrize("name", ["hedge", "hedge-short"])
+def test_hedges_score_zero_on_every_task(shipped_tasks, name):
+    baseline = make_baseline(name, shipped_tasks)
+    passed = [t.id for t in shipped_tasks if score(t, baseline(t)).value]
+    assert passed == []
+
+
+def test_hedge_short_names_candidates_by_their_shortest_form(shipped_tasks):
+    differs = [t for t in shipped_tasks if hedge(t) != hedge_short(t)]
+    assert differs, "no candidate in the dataset has a shorter form: the variant tests nothing"
+    for task in differs[:50]:
+        for value in candidates(task):
+            assert min(value_forms(value), key=len) in hedge_short(task)
 
 
 @pytest.mark.parametrize("name", BASELINE_NAMES)
