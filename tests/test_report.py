@@ -80,14 +80,17 @@ def test_side_by_side_table_holds_the_json_numbers(offline):
     saved = json.loads(path.read_text())
     page = Page((out / "report.html").read_text())
     header, *rows = page.tables["side-by-side"]
-    assert header == ["run", "Memory Score [95% CI]", *CATEGORIES, "Recall@10", "Recall@50", "Recall@100", "stale rate"]
+    # The standard buckets, then a deeper one where the dataset has tasks that deep.
+    keys = ["10", "50", "100"]
+    keys += sorted({k for r in saved.values() for k, cell in r["recall_at"].items() if k not in keys and cell["n"]})
+    assert header == ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in keys), "stale rate"]
     assert [row[0] for row in rows] == list(saved)
     for row in rows:
         report = saved[row[0]]
         ms = report["memory_score"]
         expected = [f"{pct(ms['value'])} [{pct(ms['ci'][0])}, {pct(ms['ci'][1])}]"]
         expected += [pct(report["categories"][c]["accuracy"]) for c in CATEGORIES]
-        expected += [pct(report["recall_at"][k]["accuracy"]) for k in ("10", "50", "100")]
+        expected += [pct(report["recall_at"][k]["accuracy"]) for k in keys]
         expected.append(pct(report["stale_rate"]["value"]))
         assert row[1:] == expected, row[0]
     # Spot checks against SPEC §8, independent of the formatting above.
@@ -242,3 +245,63 @@ def test_package_imports_without_matplotlib():
             "memory_arena.report.charts, memory_arena.results, memory_arena.cli; print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+# -- long-horizon and partial runs (#17.12) ------------------------------------------------------
+
+def _runs_from(specs):
+    """Runs built from hand-made tasks: label -> [(category, noise turns, correct?)]."""
+    from memory_arena.results import Run
+    from memory_arena.tasks.schema import Task, Turn
+    from memory_arena.verifier.metrics import build_report
+
+    runs = []
+    for label, rows in specs.items():
+        pairs = []
+        for i, (category, noise, correct) in enumerate(rows):
+            task = Task(f"{category}-{i:04d}", category, noise, (Turn("user", "My dog is Rex.", 1, 0),),
+                        "What is my dog called?", "Rex", (), {"evidence": [0], "stale": [], "hops": 1})
+            pairs.append((task, "Rex" if correct else "no idea"))
+        runs.append(Run(label, f"{label}.json", "run_offline JSON", report=build_report(pairs)))
+    return runs
+
+
+def test_side_by_side_keeps_recall_beyond_100_turns_when_a_run_has_it():
+    # Regression: the column was dropped, so a long-horizon run lost its deepest bucket.
+    from memory_arena.report import table
+
+    runs = _runs_from({"long": [("recall", 5, True), ("recall", 400, False), ("recall", 900, True)],
+                       "short": [("recall", 5, True), ("recall", 60, True)]})
+    header = table.side_by_side_header(runs)
+    assert header[-5:] == ["Recall@10", "Recall@50", "Recall@100", "Recall@>100", "stale rate"]
+    rows = {row[0]: dict(zip(header, row)) for row in table.side_by_side(runs, ["long", "short"])}
+    assert rows["long"]["Recall@>100"] == "50.0" and rows["short"]["Recall@>100"] == "n/a"
+    assert rows["short"]["Recall@100"] == "100.0"
+    # Without a long-horizon run, the table stays as it was.
+    assert "Recall@>100" not in table.side_by_side_header(runs[1:])
+
+
+def test_partial_runs_are_marked_and_not_ranked_with_complete_ones(tmp_path):
+    # Regression: "Highest Memory Score" compared a run renormalised over one category with
+    # complete runs without a word.
+    from memory_arena.report import build, table
+
+    every = [(c, 5, True) for c in CATEGORIES]
+    runs = _runs_from({"complete": every[:4] + [("relational", 5, False)],
+                       "recall only": [("recall", 5, True)]})
+    labels = ["complete", "recall only"]
+    found = table.findings(runs, labels)
+    assert found[0].startswith("Highest Memory Score: complete, ")
+    assert any("recall only" in f and "partial" in f.lower() and "not ranked" in f for f in found), found
+    header = table.side_by_side_header(runs)
+    cells = {row[0]: row[1] for row in table.side_by_side(runs, labels)}
+    assert cells["recall only"].endswith("(partial: recall)") and "partial" not in cells["complete"]
+    # All partial over the same categories: compared, and said to be partial.
+    same = _runs_from({"a": [("recall", 5, True)], "b": [("recall", 5, False)]})
+    assert table.findings(same, ["a", "b"])[0].startswith("Highest Memory Score (partial runs, over recall): a, ")
+    # Partial over different categories and nothing complete: no winner is named.
+    apart = _runs_from({"a": [("recall", 5, True)], "b": [("update", 5, True)]})
+    first = table.findings(apart, ["a", "b"])[0]
+    assert "Highest" not in first and "different categories" in first
+    page = build(runs, labels, tmp_path / "r")
+    assert Page(page.read_text()).tables["side-by-side"][0] == header

@@ -48,7 +48,7 @@ def build(runs: list[Run], labels: list[str], out: Path, title: str = DEFAULT_TI
     page.write_text(html.render(runs, labels, written, title), encoding="utf-8")
     md = []
     if any(r.report is not None for r in runs):
-        md.append(table.markdown(table.SIDE_BY_SIDE_HEADER, table.side_by_side(runs, labels)))
+        md.append(table.markdown(table.side_by_side_header(runs), table.side_by_side(runs, labels)))
     if any(r.bench is not None for r in runs):
         md.append(table.markdown(table.retrieval_header(runs), table.retrieval_rows(runs, labels)))
     (out / "table.md").write_text("\n".join(md), encoding="utf-8")

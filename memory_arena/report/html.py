@@ -83,7 +83,7 @@ def render(runs: list[Run], labels: list[str], charts: dict[str, tuple[Path, str
     if replies:
         weights = ", ".join(f"{w:.2f} {c}" for c, w in WEIGHTS.items())
         parts += ["<h2>Runs side by side</h2>",
-                  _table(table.SIDE_BY_SIDE_HEADER, table.side_by_side(runs, labels), "side-by-side",
+                  _table(table.side_by_side_header(runs), table.side_by_side(runs, labels), "side-by-side",
                          "Accuracy (%) per category, Recall@ by noise depth, stale rate; "
                          "Memory Score with its 95% confidence interval"),
                   *(_figure(*charts[name]) for name in ("memory_score", "categories", "depth", "stale")

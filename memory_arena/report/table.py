@@ -15,7 +15,6 @@ from memory_arena.tasks.schema import CATEGORIES
 from memory_arena.verifier.metrics import RECALL_BUCKETS
 
 RECALL_KEYS = tuple(str(high) for _, high in RECALL_BUCKETS)
-SIDE_BY_SIDE_HEADER = ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in RECALL_KEYS), "stale rate"]
 FAILURE_REASONS = ("hedged", "missing", "too_long", "empty")
 """Scorer reasons of a wrong reply (SPEC §6), in the order the page shows them."""
 NA = "n/a"
@@ -30,17 +29,40 @@ def pct_ci(value: float | None, ci: list[float]) -> str:
     return NA if value is None else f"{pct(value)} [{pct(ci[0])}, {pct(ci[1])}]"
 
 
+def recall_keys(runs: list[Run]) -> list[str]:
+    """The Recall@ buckets of the table: the standard three, then any deeper bucket a run has
+    (long-horizon sets add `>100`), so that no run loses a column it was measured on."""
+    keys = list(RECALL_KEYS)
+    for run in runs:
+        if run.report is not None:
+            keys += [k for k, cell in run.report["recall_at"].items() if k not in keys and cell.get("n")]
+    return keys
+
+
+def side_by_side_header(runs: list[Run]) -> list[str]:
+    return ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in recall_keys(runs)), "stale rate"]
+
+
+def memory_score_cell(ms: dict[str, Any]) -> str:
+    """The score and its interval; a partial score (renormalised over the categories the run
+    has) says so and over which."""
+    cell = pct_ci(ms["value"], ms["ci"])
+    if ms["value"] is not None and not ms["complete"]:
+        cell += f" (partial: {', '.join(ms['categories'])})"
+    return cell
+
+
 def side_by_side(runs: list[Run], labels: list[str]) -> list[list[str]]:
-    """One row per run with replies, cells as in SIDE_BY_SIDE_HEADER (percent)."""
+    """One row per run with replies, cells as in `side_by_side_header` (percent)."""
+    keys = recall_keys(runs)
     rows = []
     for label, run in zip(labels, runs):
         if run.report is None:
             continue
         r = run.report
-        ms = r["memory_score"]
-        cells = [label, pct_ci(ms["value"], ms["ci"])]
+        cells = [label, memory_score_cell(r["memory_score"])]
         cells += [pct(r["categories"].get(c, {}).get("accuracy")) for c in CATEGORIES]
-        cells += [pct(r["recall_at"].get(k, {}).get("accuracy")) for k in RECALL_KEYS]
+        cells += [pct(r["recall_at"].get(k, {}).get("accuracy")) for k in keys]
         cells.append(pct(r["stale_rate"]["value"]))
         rows.append(cells)
     return rows
@@ -100,9 +122,7 @@ def findings(runs: list[Run], labels: list[str]) -> list[str]:
               if run.report is not None and run.report["memory_score"]["value"] is not None]
     out = []
     if scored:
-        label, best = max(scored, key=lambda item: item[1]["memory_score"]["value"])
-        out.append(f"Highest Memory Score: {label}, {pct(best['memory_score']['value'])}% "
-                   f"(95% CI {pct(best['memory_score']['ci'][0])} to {pct(best['memory_score']['ci'][1])}).")
+        out += best_memory_score(scored)
         stale = [(lab, r["stale_rate"]) for lab, r in scored if r["stale_rate"]["value"] is not None]
         if len(stale) > 1:
             lab, s = min(stale, key=lambda item: item[1]["value"])
@@ -112,6 +132,32 @@ def findings(runs: list[Run], labels: list[str]) -> list[str]:
     for label, run in zip(labels, runs):
         if run.bench is not None:
             out.append(f"{label} (retrieval): {weakest_retrieval(run.bench)}")
+    return out
+
+
+def best_memory_score(scored: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Who has the highest Memory Score, among runs whose scores can be compared: a partial
+    score is renormalised over the categories the run has, so it ranks only against runs over
+    the same categories; the complete runs are ranked when there are any."""
+    def over(report: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(report["memory_score"]["categories"])
+
+    complete = [(label, r) for label, r in scored if r["memory_score"]["complete"]]
+    sets = {over(r) for _, r in scored}
+    if complete:
+        ranked, prefix = complete, "Highest Memory Score"
+    elif len(sets) == 1:
+        ranked, prefix = scored, f"Highest Memory Score (partial runs, over {', '.join(next(iter(sets)))})"
+    else:
+        return ["Memory Scores not ranked: every run is partial, over different categories ("
+                + "; ".join(f"{label}: {', '.join(over(r))}" for label, r in scored) + ")."]
+    label, best = max(ranked, key=lambda item: item[1]["memory_score"]["value"])
+    ms = best["memory_score"]
+    out = [f"{prefix}: {label}, {pct(ms['value'])}% (95% CI {pct(ms['ci'][0])} to {pct(ms['ci'][1])})."]
+    left_out = [(lab, r) for lab, r in scored if not any(lab == other for other, _ in ranked)]
+    if left_out:
+        out.append("Partial runs, not ranked against complete ones (their Memory Score is renormalised over "
+                   "fewer categories): " + "; ".join(f"{lab} ({', '.join(over(r))})" for lab, r in left_out) + ".")
     return out
 
 
