@@ -236,7 +236,7 @@ _PRE_HISTORY_PAIRS = {("no", "longer"): 4, ("used", "to"): 4, ("instead", "of"):
                       ("gave", "up"): 1, ("out", "of"): 1, ("away", "from"): 1}
 _POST_HISTORY = {"anymore": 4, "mistake": 3, "wrong": 3, "incorrect": 3, "error": 3, "typo": 3, "outdated": 3,
                  "before": 2, "earlier": 3, "previously": 3, "formerly": 3, "originally": 3, "initially": 3,
-                 "until": 1, "history": 3, "old": 3, "former": 3, "previous": 3, "corrected": 3, "replaced": 3,
+                 "until": 4, "history": 3, "old": 3, "former": 3, "previous": 3, "corrected": 3, "replaced": 3,
                  "sold": 3, "left": 2}
 _POST_HISTORY_PAIRS = {("any", "more"): 4, ("no", "longer"): 3, ("at", "first"): 3, ("in", "past"): 3,
                        ("out", "of"): 3, ("isnt", "right"): 2}

@@ -1,0 +1,300 @@
+"""The scorer's fairness corpus: replies a careful human grader marks right or wrong, labelled.
+
+Two parts. TEMPLATES are phrasings real models use, with placeholders filled from each task's
+own fields (answer and its forms, superseded values, distractors, the relational subject and
+chain, the day of each value), applied across many tasks of every category, so the corpus stays
+valid whenever the dataset is regenerated. LITERAL holds hand-written cases from the audit that
+motivated scorer 2.0 (issue 11), each against a small task of its own.
+
+A template's `needs` names the placeholders it uses; it applies to a task only when the task
+has them, and `when` restricts it further (history phrasings fit only tasks whose superseded
+values are earlier ones; as-of-day questions have values of later days too).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from memory_arena.tasks.forms import value_forms, value_kind, values_of_kind
+from memory_arena.tasks.schema import Task
+from memory_arena.tasks.vocab import WEEKDAYS
+
+RIGHT, WRONG = True, False
+
+
+@dataclass(frozen=True)
+class Template:
+    text: str
+    label: bool
+    when: Callable[[Task], bool] = lambda task: True
+
+
+def _current(task: Task) -> bool:
+    """Superseded values are earlier ones: history phrasings fit."""
+    return task.category in ("update", "contradiction") or (
+        task.category == "temporal" and task.meta.get("question_kind") == "current")
+
+
+def _as_of_day(task: Task) -> bool:
+    return task.meta.get("question_kind") == "as_of_day"
+
+
+def _plain(task: Task) -> bool:
+    """Not relational: the relational subject's own name is no rival value."""
+    return task.category != "relational"
+
+
+def _chain(task: Task) -> bool:
+    return task.category == "relational" and task.meta.get("hops", 1) >= 2
+
+
+def _one_hop(task: Task) -> bool:
+    return task.category == "relational" and task.meta.get("hops") == 1 and task.meta.get("question_kind") == "manager"
+
+
+TEMPLATES: tuple[Template, ...] = (
+    # -- right: the answer asserted, alone or beside history --------------------------------
+    Template("{answer}", RIGHT),
+    Template("{answer}.", RIGHT),
+    Template("**{answer}**", RIGHT),
+    Template("\"{answer}\"", RIGHT),
+    Template("{upper}", RIGHT),
+    Template("{short}", RIGHT),
+    Template("{alt}", RIGHT),
+    Template("It's {answer}.", RIGHT),
+    Template("The answer is {answer}.", RIGHT),
+    Template("I'm fairly sure it's {answer}.", RIGHT),
+    Template("Answer: {answer}", RIGHT),
+    Template("- {answer}", RIGHT),
+    Template("Based on what you told me, {answer}.", RIGHT),
+    Template("Let me go back through our conversation.\nYou mentioned it a while ago.\n\n**Answer:** {answer}", RIGHT),
+    Template("<think>The user mentioned this earlier. {distractor} came up too, but that was something else."
+             "</think>\nAnswer: {answer}", RIGHT),
+    Template("<think>First {stale}, then it changed, so the latest is {answer}.</think>\n{answer}", RIGHT, _current),
+    Template("{answer}, not {stale}.", RIGHT, _current),
+    Template("{answer} (previously {stale}).", RIGHT, _current),
+    Template("It used to be {stale}, but now it's {answer}.", RIGHT, _current),
+    Template("{stale} was a mistake; it's {answer}.", RIGHT, _current),
+    Template("Not {stale} any more: it's {answer}.", RIGHT, _current),
+    Template("Previously {stale}, now {answer}.", RIGHT, _current),
+    Template("It's {answer} now, instead of {stale}.", RIGHT, _current),
+    Template("It changed from {stale_short} to {answer}.", RIGHT, _current),
+    Template("Short answer: {answer}. Longer answer: it was {stale} before you told me it changed.", RIGHT, _current),
+    Template("{answer} ({stale} is out of date).", RIGHT, _current),
+    Template("{answer} (your {relative}'s is {other}).", RIGHT, _plain),
+    Template("On {day} it was {answer}.", RIGHT, _as_of_day),
+    Template("{answer} on {day}; {stale} on {stale_day}.", RIGHT, _as_of_day),
+    Template("On {stale_day} it was {stale}, and on {day} it was {answer}.", RIGHT, _as_of_day),
+    Template("{subject} reports to {answer}.", RIGHT, _one_hop),
+    Template("{answer} is {subject}'s manager.", RIGHT, _one_hop),
+    Template("{answer} manages {subject}.", RIGHT, _one_hop),
+    Template("{chain}, so {answer}.", RIGHT, _chain),
+    Template("{chain}.\nAnswer: {answer}", RIGHT, _chain),
+    Template("{arrows}", RIGHT, _chain),
+    # -- wrong: another value, a hedge, a denial, a reversal ---------------------------------
+    Template("{stale}", WRONG),
+    Template("It's {stale}.", WRONG),
+    Template("{distractor}", WRONG),
+    Template("I think it's {distractor}.", WRONG),
+    Template("{answer} or {stale}", WRONG),
+    Template("{stale} or {answer}?", WRONG),
+    Template("Either {answer} or {stale}.", WRONG),
+    Template("Either {short} or {stale_short}.", WRONG),
+    Template("{answer}/{stale}", WRONG),
+    Template("{answer} or {distractor}", WRONG),
+    Template("{distractor_short} or {short}", WRONG),
+    Template("I'd say {answer}, or perhaps {distractor}.", WRONG),
+    Template("Probably {answer}, but possibly {stale}.", WRONG),
+    Template("{answer} and {stale}.", WRONG),
+    Template("It's one of these: {answer}, {stale}, {distractor}.", WRONG),
+    Template("It's one of these: {short}, {distractor_short}.", WRONG),
+    Template("- {answer}\n- {distractor}", WRONG),
+    Template("{answer} or {unknown}", WRONG),
+    Template("Maybe {answer}.", WRONG),
+    Template("It might be {answer}.", WRONG),
+    Template("It could be {answer}, I'm not sure.", WRONG),
+    Template("It's not {answer}.", WRONG),
+    Template("Not {answer}.", WRONG),
+    Template("It isn't {answer}.", WRONG),
+    Template("No longer {answer}.", WRONG),
+    Template("<think>It's {answer}.</think>\nAnswer: {stale}", WRONG),
+    Template("Answer: {answer}. Wait, no.\nFinal answer: {distractor}", WRONG),
+    Template("{answer}, or {stale} as it is now.", WRONG, _current),
+    Template("It was {answer} until you changed it to {stale}.", WRONG, _current),
+    Template("On {day} it was {stale}.", WRONG, _as_of_day),
+    Template("I don't know.", WRONG),
+    Template("", WRONG),
+    Template("{answer} reports to {subject}.", WRONG, _one_hop),
+    Template("{subject} manages {answer}.", WRONG, _one_hop),
+    Template("{subject} is {answer}'s manager.", WRONG, _one_hop),
+    Template("{chain}, so {middle}.", WRONG, _chain),
+)
+
+
+def _shortest(value: str) -> str:
+    return min(value_forms(value), key=len)
+
+
+def _manager_chain(task: Task) -> list[str]:
+    """The subject and its managers up to the answer, from the task's `reports_to` events."""
+    managers = {}
+    for event in task.meta["events"]:
+        if event["op"] == "reports_to":
+            managers[event["employee"]] = event["manager"]
+    chain = [task.meta["subject"]]
+    while chain[-1] in managers and chain[-1] != task.answer and len(chain) < 10:
+        chain.append(managers[chain[-1]])
+    return chain if chain[-1] == task.answer else []
+
+
+def _value_day(task: Task, value: str) -> str | None:
+    days = [e["day"] for e in task.meta["events"] if e.get("value") == value and "day" in e]
+    return WEEKDAYS[days[-1]] if days else None
+
+
+def fields(task: Task) -> dict[str, str]:
+    """The placeholders this task can fill (a missing key means the template does not apply)."""
+    forms = value_forms(task.answer)
+    out = {"answer": task.answer, "upper": task.answer.upper(), "short": _shortest(task.answer),
+           "alt": forms[-1] if len(forms) > 1 else (task.aliases[-1] if task.aliases else task.answer)}
+    if task.meta.get("stale"):
+        # The most recent superseded value: the one a memory that missed the last change keeps.
+        stale = task.meta["stale"][-1]
+        out |= {"stale": stale, "stale_short": _shortest(stale)}
+        day = _value_day(task, stale) if _as_of_day(task) else None
+        if day and day != task.meta["as_of_day"]:
+            out["stale_day"] = day
+    if task.meta.get("distractors"):
+        distractor = task.meta["distractors"][0]
+        out |= {"distractor": distractor, "distractor_short": _shortest(distractor)}
+    if _as_of_day(task):
+        out["day"] = task.meta["as_of_day"]
+    others = [e for e in task.meta["events"] if e.get("op") == "other" and str(e.get("subject", "")).startswith("my ")]
+    if others:
+        out |= {"relative": others[0]["subject"][3:], "other": others[0]["value"]}
+    if task.category == "relational":
+        out["subject"] = task.meta["subject"]
+        chain = _manager_chain(task)
+        if len(chain) >= 3:
+            steps = [f"{chain[0]} reports to {chain[1]}"] + [f"who reports to {m}" for m in chain[2:]]
+            out |= {"chain": ", ".join(steps), "middle": chain[1], "arrows": " -> ".join(chain)}
+    kind = value_kind(task.answer)
+    if kind:
+        said = " ".join(t.content for t in task.turns) + " " + task.question
+        unknown = next((v for v in values_of_kind(kind) if all(f not in said for f in value_forms(v))), None)
+        if unknown:
+            out["unknown"] = unknown
+    return out
+
+
+def _needs(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def build(tasks: list[Task], per_category: int = 4) -> list[tuple[Any, str, bool, str]]:
+    """(task, reply, label, template) for every template on up to `per_category` tasks of each
+    category where it applies (tasks taken in order, so the corpus is deterministic)."""
+    items = []
+    by_category: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_category.setdefault(task.category, []).append(task)
+    filled = {task.id: fields(task) for task in tasks}
+    for template in TEMPLATES:
+        needs = _needs(template.text)
+        for group in by_category.values():
+            chosen = [t for t in group if template.when(t) and needs <= set(filled[t.id])][:per_category]
+            items += [(t, template.text.format(**filled[t.id]), template.label, template.text) for t in chosen]
+    return items + [(task, reply, label, "literal") for task, reply, label in LITERAL]
+
+
+def _task(answer: str, stale=(), distractors=(), category="update", subject=None, question="", as_of_day=None,
+          aliases=None) -> dict[str, Any]:
+    meta = {"stale": list(stale), "distractors": list(distractors), "as_of_day": as_of_day}
+    if subject:
+        meta["subject"] = subject
+    return {"category": category, "question": question, "answer": answer,
+            "aliases": list(value_forms(answer)[1:] if aliases is None else aliases), "meta": meta}
+
+
+_CITY = _task("Reykjavik", ["Cologne"], ["Nagoya", "Kampala"], question="Which city do I live in now?")
+_LYON = _task("Lyon", ["Porto"], ["Geneva"], question="Where do I live now?")
+_ZURICH = _task("Zurich", ["Basel"], ["Graz"], category="recall", question="Which city is home?")
+_BANGALORE = _task("Bangalore", ["Chennai"], ["Pune"], question="Where do I live now?")
+_FLOOR = _task("19th", ["25th"], ["4th", "33rd"], category="contradiction", question="Which floor is my flat on?")
+_SECOND = _task("2nd", ["7th"], ["11th"], question="Which floor is my flat on now?")
+_CAR = _task("Mazda MX-5", ["Volvo S90", "Kia Niro", "Renault Zoe"], ["Hyundai Tucson"],
+             question="What car do I drive now?")
+_JOB = _task("Dovetail Software", ["Riverstone Retail"], ["Rainier Coffee"], question="Where do I work now?")
+_DATE = _task("June 15", ["June 7"], ["March 2"], question="When is my dentist appointment?")
+_BOSS = _task("Stefan", [], ["Sergei", "Rui"], category="relational", subject="Tobias",
+              question="Who does Tobias report to?")
+_SKIP = _task("Jorge", [], ["Jovana", "Kasia"], category="relational", subject="Oksana",
+              question="Who does Oksana's manager report to?")
+_ON_CALL = _task("Nairobi", ["Omaha", "Chennai"], ["Havana"], category="temporal", as_of_day="Friday",
+                 question="Which city was I in on Friday?")
+
+LITERAL: tuple[tuple[dict[str, Any], str, bool], ...] = (
+    # Right but scored wrong by scorer 1.x (issue 11).
+    (_CITY, "You live in Reykjavik now, after moving from Cologne.", RIGHT),
+    (_CITY, "Short answer: Reykjavik. Longer answer: you moved there from Cologne in the spring.", RIGHT),
+    (_ZURICH, "Zürich", RIGHT),
+    (_FLOOR, "floor nineteen", RIGHT),
+    (_FLOOR, "You're on the nineteenth floor.", RIGHT),
+    (_BANGALORE, "Bengaluru", RIGHT),
+    (_CAR, "Mazda Miata", RIGHT),
+    (_CAR, "Mazda MX-5, you sold the Renault Zoe.", RIGHT),
+    (_CAR, "The Mazda MX-5, like your neighbour's Hyundai Tucson.", RIGHT),
+    (_CAR, "You drive the Miata now; before that it was the Kia Niro.", RIGHT),
+    (_CAR, "After selling the Kia Niro you bought a Mazda MX-5.", RIGHT),
+    (_CITY, "Reykjavík (Cologne before that).", RIGHT),
+    (_CITY, "Reykjavik. You're not in Cologne any more.", RIGHT),
+    (_CITY, "You moved from Köln to Reykjavik.", RIGHT),
+    (_CITY, "Reykjavik - Cologne was where you lived until March.", RIGHT),
+    (_CITY, "Cologne was a mistake; you corrected it to Reykjavik.", RIGHT),
+    (_CITY, "Previously, you lived in Cologne. Now you live in Reykjavik.", RIGHT),
+    (_CITY, "Reykjavik, which you moved to from Cologne.", RIGHT),
+    (_CITY, "Cologne -> Reykjavik", RIGHT),
+    (_CITY, "I believe you live in Reykjavik now.", RIGHT),
+    (_LYON, "Lyon, not Porto.", RIGHT),
+    (_LYON, "Lyons", RIGHT),
+    (_JOB, "You work at Dovetail; you left Riverstone last year.", RIGHT),
+    (_JOB, "Dovetail", RIGHT),
+    (_DATE, "the 15th of June", RIGHT),
+    (_DATE, "It's on June 15th (it was moved from June 7).", RIGHT),
+    (_SECOND, "You're on the second floor.", RIGHT),
+    (_SECOND, "Floor two.", RIGHT),
+    (_BOSS, "Stefan manages Tobias.", RIGHT),
+    (_BOSS, "Tobias's boss is Stefan.", RIGHT),
+    (_SKIP, "Oksana reports to Jovana, who reports to Jorge, so Jorge.", RIGHT),
+    (_SKIP, "Oksana -> Jovana -> Jorge", RIGHT),
+    (_ON_CALL, "You were in Omaha on Monday and in Nairobi on Friday.", RIGHT),
+    (_ON_CALL, "On Friday you were in Nairobi, not Omaha.", RIGHT),
+    # Wrong but scored right by scorer 1.x (issue 11).
+    (_CITY, "It's not Reykjavik.", WRONG),
+    (_BOSS, "Tobias manages Stefan.", WRONG),
+    (_BOSS, "Tobias is Stefan's manager.", WRONG),
+    (_BOSS, "Stefan reports to Tobias.", WRONG),
+    (_CITY, "Reykjavik or Bangalore", WRONG),
+    (_CITY, "Reykjavik or Paris", WRONG),
+    (_CITY, "Reykjavik or Köln", WRONG),
+    (_JOB, "Either Dovetail or Riverstone.", WRONG),
+    (_SECOND, "You bought a second-hand bike.", WRONG),
+    (_LYON, "Lyon and Porto.", WRONG),
+    (_LYON, "not Lyon", WRONG),
+    (_LYON, "It isn't Lyon.", WRONG),
+    (_LYON, "No longer Lyon.", WRONG),
+    (_LYON, "You don't live in Lyon any more.", WRONG),
+    (_CITY, "Probably Reykjavik, but possibly Cologne.", WRONG),
+    (_CITY, "Reykjavik/Cologne", WRONG),
+    (_CITY, "Reykjavik (or Berlin?)", WRONG),
+    (_CAR, "Either the MX-5 or the Niro.", WRONG),
+    (_CAR, "MX-5 or Toyota Yaris", WRONG),
+    (_FLOOR, "19th or 25th", WRONG),
+    (_FLOOR, "The 19th or maybe the 20th.", WRONG),
+    (_DATE, "June 15th, or maybe June 16th.", WRONG),
+    (_SKIP, "Oksana reports to Jovana, who reports to Jorge, so Jovana.", WRONG),
+    (_SKIP, "Jorge reports to Oksana.", WRONG),
+    (_ON_CALL, "You were in Nairobi on Thursday and Omaha on Friday.", WRONG),
+)
