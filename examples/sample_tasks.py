@@ -38,7 +38,7 @@ EDGE = 4
 # meta keys shown in their own lines (or not at all: the event log is what the markers show).
 SHOWN_ELSEWHERE = {"slot", "evidence", "stale", "distractors", "depth", "events", "generator_version", "builder_version"}
 # Filler events name values in passing; every other event is a statement about the task's facts.
-FILLER_OPS = {"mention", "other"}
+FILLER_OPS = {"mention", "other", "sibling", "musing"}
 
 
 def find_task(folder: Path, category: str, match) -> Task | None:

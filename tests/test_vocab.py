@@ -21,6 +21,8 @@ from memory_arena.tasks.vocab import KINDS, date_aliases, ordinal, ordinal_word
 
 # Module-level names that hold the value pools themselves (not conversation text).
 POOLS = {"CITIES", "PEOPLE", "PETS", "COMPANIES", "CARS", "DATES", "FLOORS", "PARKING", "MONTH_DAYS", "KINDS"}
+# Modules that hold values and their spellings, not conversation text.
+VALUE_MODULES = {"forms", "vocab"}
 
 
 def words(text: str) -> frozenset[str]:
@@ -56,6 +58,8 @@ def template_texts() -> set[str]:
     Walking all modules means a template added later is covered without editing this test."""
     texts = set()
     for info in pkgutil.iter_modules(tasks_pkg.__path__):
+        if info.name in VALUE_MODULES and info.name != "vocab":
+            continue
         module = importlib.import_module(f"{tasks_pkg.__name__}.{info.name}")
         for name, obj in vars(module).items():
             if name.isupper() and not name.startswith("_") and name not in POOLS:
@@ -109,7 +113,7 @@ def test_no_value_in_template_text():
 
 def test_template_walk_sees_fillers_and_templates():
     texts = template_texts()
-    for sample in ("Scratch that, it's  | .", "Got it, thanks for telling me.", "lentil soup", "Monday",
+    for sample in ("Scratch that, it's  | .", "Thanks for telling me.", "lentil soup", "Monday",
                    " |  reports to  | ."):
         assert sample in texts, sample
 

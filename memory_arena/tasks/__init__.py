@@ -30,8 +30,9 @@ BUILDERS: dict[str, ModuleType] = {
 
 
 def build_task(category: str, index: int, seed: int = DEFAULT_SEED, config: BuildConfig | None = None) -> Task:
-    """Task `index` of `category` for `seed`, built on its own."""
-    return BUILDERS[category].build(task_rng(seed, category, index), index, config or BuildConfig())
+    """Task `index` of `category` for `seed`, built on its own (`config.seed` is set to `seed`)."""
+    config = BuildConfig(max_noise=config.max_noise if config else 100, seed=seed)
+    return BUILDERS[category].build(task_rng(seed, category, index), index, config)
 
 
 def iter_tasks(seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterable[str] | None = None,
@@ -41,7 +42,7 @@ def iter_tasks(seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterabl
     wanted = _categories(categories)
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    config = BuildConfig(max_noise=max_noise)
+    config = BuildConfig(max_noise=max_noise, seed=seed)
     for category in wanted:
         for index in range(n):
             yield build_task(category, index, seed, config)

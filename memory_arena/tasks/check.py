@@ -14,6 +14,14 @@ from pathlib import Path
 from .common import DAY_MS, EPOCH_MS, mentions
 from .recall import depth_buckets
 from .schema import CATEGORIES, Task, user_statements
+from .slots import COHABITANTS, SLOTS
+from .vocab import WEEKDAYS
+
+# Ambiguity rules (docs/design.md, "No ambiguity"): words in the user's own statements of the
+# asked slot that a careful reader could set against turn order or read as a future change.
+_RELATIVE_TIME = re.compile(r"\b(yesterday|tomorrow|ago|last (week|month|year)|next (week|month|year)|"
+                            r"will (be|start|move)|starts? (on )?(" + "|".join(WEEKDAYS) + r"))\b", re.IGNORECASE)
+_HOME_SLOTS = frozenset(s.name for s in SLOTS if s.no_cohabitants)
 
 REQUIRED_META = ("slot", "evidence", "stale", "distractors", "depth", "events", "generator_version")
 ID_PATTERN = re.compile(r"^(?P<category>[a-z]+)-(?P<index>\d{4,})$")
@@ -68,10 +76,49 @@ def check_task(task: Task, category: str) -> list[str]:
         missing_stale = sorted(v for v in stated if v.casefold() not in folded_forms and v not in task.meta["stale"])
         if missing_stale:
             problems.append(f"stale lacks {missing_stale}")
+    problems.extend(ambiguities(task))
     for kind in ("stale", "distractors"):
         for value in task.meta[kind]:
             if not any(mentions(t.content, value) for t in turns):
                 problems.append(f"{kind} value {value!r} does not occur in the conversation")
+    return problems
+
+
+def ambiguities(task: Task) -> list[str]:
+    """Places where a careful human could defend another answer, one rule each:
+    1. a statement of the user's slot with a relative time or a future change ("last month",
+       "starts Monday"), which can contradict the order of the turns;
+    2. a statement without the slot's noun ("He answers to Max now") right after a user turn that
+       names a value (someone else's dog: whose is "he"?);
+    3. two of the user's statements of the slot in one session of an update task (four home
+       cities in one day);
+    4. an as-of-day question about a day on which the value changed, unless it names the moment
+       ("at the end of Thursday");
+    5. someone who shares the user's home stated with another value of a home slot;
+    6. a user line said twice in one conversation (filler that repeats)."""
+    problems: list[str] = []
+    turns, events = task.turns, task.meta["events"]
+    statements = user_statements(task) if task.category != "relational" else []
+    for event in statements:
+        if 0 <= event["turn"] < len(turns) and _RELATIVE_TIME.search(turns[event["turn"]].content):
+            problems.append(f"turn {event['turn']}: the user's statement has a relative or future time")
+        if event.get("bare") and any(e["turn"] == event["turn"] - 2 for e in events):
+            problems.append(f"turn {event['turn']}: a statement without the slot's noun right after a turn naming a value")
+    if task.category == "update":
+        sessions = [turns[e["turn"]].session for e in statements if 0 <= e["turn"] < len(turns)]
+        if any(b <= a for a, b in zip(sessions, sessions[1:])):
+            problems.append("two of the user's statements of the slot in one session")
+    if task.meta.get("question_kind") == "as_of_day" and task.meta.get("as_of_day") in WEEKDAYS:
+        day = WEEKDAYS.index(task.meta["as_of_day"])
+        if any(e.get("day") == day for e in statements) and "end of" not in task.question:
+            problems.append(f"asks about {task.meta['as_of_day']}, a day the value changed, without naming the moment")
+    if task.meta["slot"] in _HOME_SLOTS:
+        for event in events:
+            if event["op"] == "other" and event.get("subject", "").removeprefix("my ") in COHABITANTS:
+                problems.append(f"turn {event['turn']}: {event['subject']} shares the user's home yet has another value")
+    said = [t.content for t in turns if t.role == "user"]
+    if len(set(said)) != len(said):
+        problems.append("a user line occurs twice")
     return problems
 
 
@@ -86,6 +133,7 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
             problems.append(f"{path}: missing")
             continue
         recall_noise: list[int] = []
+        recall_depth: list[int] = []
         with open(path, encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 where = f"{path}:{lineno}"
@@ -104,8 +152,9 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
                 problems.extend(f"{where}: {p}" for p in check_task(task, category))
                 if category == "recall":
                     recall_noise.append(task.noise_turns)
+                    recall_depth.append(task.meta["depth"])
         if category == "recall" and recall_noise:
-            problems.extend(f"{path}: {p}" for p in _check_buckets(recall_noise))
+            problems.extend(f"{path}: {p}" for p in _check_buckets(recall_depth, max(recall_noise)))
     if len(set(counts.values())) > 1:
         problems.append(f"{folder}: categories differ in size: {counts}")
     if n is not None:
@@ -113,13 +162,14 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
     return problems
 
 
-def _check_buckets(noise_turns: list[int]) -> list[str]:
-    """Each Recall@ depth bucket must hold at least a quarter of the recall tasks."""
-    buckets = depth_buckets(max(100, max(noise_turns)))
-    need = len(noise_turns) // (len(buckets) + 1)
+def _check_buckets(depths: list[int], max_noise: int) -> list[str]:
+    """Each Recall@ depth bucket that fits under the set's noise (the most noise of any of its
+    recall tasks) must hold at least its share of the recall tasks, less one bucket's worth."""
+    buckets = depth_buckets(max(max_noise, 10))
+    need = len(depths) // (len(buckets) + 1)
     out = []
-    for low, high in (b for b in buckets if b[1] <= 100):  # the three Recall@ buckets
-        count = sum(low < k <= high for k in noise_turns)
+    for low, high in (b for b in buckets if b[1] <= 100):  # the Recall@ buckets
+        count = sum(low < k <= high for k in depths)
         if count < need:
             out.append(f"Recall@{high} bucket ({low}, {high}] holds {count} tasks, fewer than {need}")
     return out

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .schema import Task, Turn
-from .slots import ACKS
-from .vocab import KINDS
+from .slots import Template
+from .vocab import CARS, CITIES, COMPANIES, KINDS, MONTHS, PEOPLE, PETS, WEEKDAYS
+from .filler_text import REPLIES
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 
 # Monday 2025-01-06 00:00 UTC in ms: temporal tasks name weekdays, so every task's clock starts
 # on a Monday (plus a whole number of weeks).
@@ -30,10 +31,15 @@ class BuildConfig:
 
     max_noise: int = 100
     """Upper bound on filler turns per task; above 100 recall gains a fourth depth bucket."""
+    seed: int = 42
+    """The dataset seed: stratified draws (slot, form, question kind) are balanced per block of
+    tasks, so they need the seed and not only the task's own RNG."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_noise, int) or isinstance(self.max_noise, bool) or self.max_noise < 10:
             raise ValueError(f"max_noise must be an integer of at least 10, got {self.max_noise!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ValueError(f"seed must be an integer, got {self.seed!r}")
 
 
 def task_rng(seed: int, category: str, index: int) -> random.Random:
@@ -44,16 +50,28 @@ def task_rng(seed: int, category: str, index: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def stratified(config: BuildConfig, category: str, index: int, options: tuple, tag: str):
+    """`options[k]` for task `index`, balanced: every block of len(options) consecutive tasks
+    holds each option once, in an order drawn per block from (seed, category, tag, block). So the
+    mix of slots or forms is the same for every seed, and any task is still built on its own."""
+    block, position = divmod(index, len(options))
+    order = list(options)
+    digest = hashlib.sha256(f"memory-arena:{config.seed}:{category}:{tag}:{block}".encode()).digest()
+    random.Random(int.from_bytes(digest[:8], "big")).shuffle(order)
+    return order[position]
+
+
 def pick(rng: random.Random, options):
     """`rng.choice` for the hot paths: one C-level draw instead of rejection sampling in Python."""
     return options[int(rng.random() * len(options))]
 
 
 def even_between(rng: random.Random, low: int, high: int) -> int:
-    """An even number in [low, high] (turns come in user/assistant pairs)."""
+    """An even number in [low, high] (turns come in user/assistant pairs); `high` when the
+    range is empty, so that no builder exceeds its noise budget."""
     low += low % 2
     high -= high % 2
-    return rng.randrange(low, high + 1, 2) if high >= low else low
+    return rng.randrange(low, high + 1, 2) if high >= low else max(high, 0)
 
 
 def split_total(rng: random.Random, total: int, parts: int) -> list[int]:
@@ -71,12 +89,14 @@ class Conversation:
     question as a user message keeps strict alternation (some chat templates require it).
     """
 
-    def __init__(self, rng: random.Random, session_gap: tuple[int, int] | None = (30, 70)):
+    def __init__(self, rng: random.Random, session_gap: tuple[int, int] | None = (8, 40)):
         self.rng = rng
         self.turns: list[Turn] = []
         self.events: list[dict[str, Any]] = []
         self.taken: set[str] = set()  # every value drawn, of any kind: no value means two things
         self.noise_turns = 0
+        self.user_lines: set[str] = set()  # no user line twice in a conversation
+        self.used: set = set()  # templates used (see `fresh`)
         self.session = 0
         self.clock = EPOCH_MS + rng.randrange(104) * 7 * DAY_MS + 9 * HOUR_MS
         self._session_gap = session_gap
@@ -95,7 +115,9 @@ class Conversation:
         if at_ms is not None:
             self.clock = max(at_ms, self.clock + 60_000)
         else:
-            self.clock += self.rng.randint(2 * HOUR_MS, 30 * HOUR_MS)
+            # A day to two weeks: every session is a later day, so that a change of home or job
+            # between two sessions is plausible, and a long pause is no sign that a fact changed.
+            self.clock += self.rng.randint(DAY_MS, 14 * DAY_MS)
 
     def _break_session(self) -> None:
         # Long conversations span several sessions, so an Add/Search ingest sees realistic boundaries.
@@ -103,12 +125,19 @@ class Conversation:
         self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
 
     # -- turns --------------------------------------------------------------------------
-    def pair(self, user: str, assistant: str, *, noise: bool) -> int:
+    def pair(self, user: str, assistant: str | None = None, *, noise: bool) -> int:
         """Append a user turn and the assistant's reply; returns the user turn's index.
-        (Written flat: long-horizon sets call it millions of times.)"""
+
+        With no `assistant` text the reply comes from the one shared pool (`REPLIES`): the single
+        rule for every user statement, fact, decoy or small talk alike, so that the reply never
+        tells which user turns matter. (Written flat: long-horizon sets call it millions of times.)"""
         turns = self.turns
         if self._next_break is not None and len(turns) >= self._next_break:
             self._break_session()
+        self.user_lines.add(user)
+        if assistant is None:
+            user = frame(self.rng, user)
+            assistant = pick(self.rng, REPLIES)
         index = len(turns)
         low, high = self.turn_gap
         draw = self.rng.random
@@ -121,11 +150,31 @@ class Conversation:
             self.noise_turns += 2
         return index
 
-    def fact(self, user: str, event: dict[str, Any], assistant: str | None = None) -> int:
+    def say(self, template: Template, *, noise: bool, **values: str) -> int:
+        """Append a pair from a template: a statement (shared reply) or a (question, reply) pair."""
+        user, reply = (template, None) if isinstance(template, str) else template
+        return self.pair(sentence(user.format(**values)), reply.format(**values) if reply else None, noise=noise)
+
+    def fact(self, template: Template, event: dict[str, Any], **values: str) -> int:
         """A user turn that states something the task is about, logged in `events`."""
-        index = self.pair(user, assistant if assistant is not None else pick(self.rng, ACKS), noise=False)
+        index = self.say(template, noise=False, **values)
         self.events.append({"turn": index, **event})
         return index
+
+    def fresh(self, options):
+        """An option this conversation has not used yet (any, once all are used): no template
+        twice in a conversation while there are others."""
+        unused = [o for o in options if o not in self.used]
+        choice = pick(self.rng, unused or options)
+        self.used.add(choice)
+        return choice
+
+    def previous_is_plain(self) -> bool:
+        """Whether the last user turn names no value (small talk, or no turn yet): only then
+        may a fact leave out the slot's noun ("He answers to Max now") without a careful reader
+        taking "he" for someone just mentioned."""
+        last = len(self.turns) - 2
+        return not self.events or self.events[-1]["turn"] != last
 
     def log(self, turn: int, event: dict[str, Any]) -> None:
         self.events.append({"turn": turn, **event})
@@ -151,6 +200,52 @@ class Conversation:
                     turns=tuple(self.turns), question=question, answer=answer, aliases=tuple(aliases), meta=meta)
 
 
+LEADS = ("By the way, ", "Oh, and ", "So, ", "Also, ", "Anyway, ", "Just so you know, ", "Okay, ")
+TAILS = (" Just thought I'd mention it.", " Anyway.", " Long day.", " Funny how things go.", " That's all for now.")
+_PROPER = frozenset(w for pool in (PEOPLE, CITIES, PETS, COMPANIES, CARS, MONTHS, WEEKDAYS) for v in pool for w in v.split())
+
+
+def frame(rng: random.Random, text: str) -> str:
+    """A statement as the user says it: sometimes opened with a lead-in ("By the way, ") or closed
+    with an aside. One rule for every user statement, fact or filler, so that a statement's
+    length and punctuation say nothing about whether it matters."""
+    draw = rng.random()
+    if draw < 0.25:
+        first = text.split(" ", 1)[0].rstrip(",.:;!?")
+        keep = first == "I" or first.startswith("I'") or first.split("'")[0] in _PROPER
+        text = pick(rng, LEADS) + (text if keep else text[:1].lower() + text[1:])
+    elif draw < 0.4:
+        text += pick(rng, TAILS)
+    return text
+
+
+_FUNCTION_WORDS = frozenset("""a an the i me my we our us you your is am are was were be been do does did what which who
+whom whose when where how now at in on to of for from with these days just please moment current currently this that
+it its and or so""".split())
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of a text minus function words, plural "s" dropped ("dogs" -> "dog")."""
+    words = "".join(ch if ch.isalnum() else " " for ch in text.casefold()).split()
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _FUNCTION_WORDS}
+
+
+def question_for(rng: random.Random, templates: tuple[str, ...], evidence: list[str]) -> str:
+    """A question template sharing no content word with the evidence turns, if the slot has one:
+    otherwise "the turn that shares most words with the question" would find the evidence, and
+    that is retrieval by surface, not memory. (Decoys may share words with it: they then draw
+    such a rule away.)"""
+    said = set().union(*(content_words(text) for text in evidence))
+    apart = [t for t in templates if not content_words(t) & said]
+    return rng.choice(apart or templates)
+
+
+def sentence(text: str) -> str:
+    """Capitalise the first letter: templates that open with `{who}` get "my sister" or a name,
+    and only the sentence start may turn "my" into "My"."""
+    return text[:1].upper() + text[1:]
+
+
 def mentions(text: str, value: str) -> bool:
     """Whether `value` occurs in `text` as whole words, ignoring case (the boundary test means
     what `\\w` means in `re`, without compiling a pattern per value)."""
@@ -166,7 +261,3 @@ def mentions(text: str, value: str) -> bool:
 
 def _word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
-
-
-def value_aliases(kind: str, value: str) -> list[str]:
-    return KINDS[kind].aliases(value)

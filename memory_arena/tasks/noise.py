@@ -1,111 +1,78 @@
-"""Noise: the filler between the facts that matter, and the near-distractors hidden in it.
+"""Noise: the filler between the facts that matter, and the near-distractors hidden in it
+(docs/design.md, "Generator 2.0").
 
-Three kinds of filler pair (a user turn and the assistant's reply):
-- small talk about food, shows, hobbies, chores, weather, everyday topics;
-- typed mentions: values of the same kind as the asked slot that mean something else
-  ("a friend sent me a postcard from Lyon");
-- the same slot for someone else ("my sister's dog is called Pretzel").
-Every value a filler pair introduces is logged in the conversation's events (`mention`,
-`other`) so the distractor list is exactly what the conversation contains.
+Filler pairs (a user turn and the assistant's reply) are small talk: questions with their own
+answers and statements answered from the shared reply pool, no line twice in a conversation.
+Near-distractors, in every role a value of the asked kind can play:
+- typed mentions: values of the same kind that mean something else ("a postcard from Lyon");
+- `other`: the same slot for someone else, stated or corrected ("my sister's dog is called Max");
+- `sibling`: the same kind of value for another slot of the user's (the cat vs the dog);
+- `musing`: the user's mention of a value that is not a fact (rejected, asked about, hypothetical).
+They are spread before and after the evidence (`Filler`), so that neither position nor form tells
+evidence from decoy. Every value they introduce is logged in the conversation's events (`mention`,
+`other`, `sibling`, `musing`), so the distractor list is exactly what the conversation contains.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from . import corrections
 from .common import Conversation, pick
-from .slots import Slot
+from .filler_text import QUESTIONS, STATEMENTS
+from .slots import COHABITANTS, Slot
 from .vocab import CHORES, FOODS, HOBBIES, RELATIVES, SHOWS, TOPICS, WEATHER, WEEKDAYS
 
-SMALL_TALK: tuple[tuple[str, str], ...] = (
-    ("I made {food} for dinner last night and it turned out great.", "That sounds delicious. Did you follow a recipe?"),
-    ("Any tips for making {food} less bland?", "Salt in layers, a splash of acid at the end, and fresh herbs go a long way."),
-    ("It's been {weather} all day here.", "Days like that are perfect for staying in with a good book."),
-    ("The forecast says {weather} weather for the whole weekend.", "Might be a good weekend for indoor plans then."),
-    ("I've been getting into {hobby} lately.", "That's a great way to unwind. What got you started?"),
-    ("Is it too late to get into {hobby} as an adult?", "Not at all. Short, regular practice matters more than talent."),
-    ("Watched {show} yesterday, it was better than I expected.", "Nice! It's always fun when something surprises you."),
-    ("Can you recommend something like {show}?", "If you liked that, try something with a similar pace and a strong narrator."),
-    ("I spent the whole afternoon {chore}.", "Not glamorous, but it feels good once it's done."),
-    ("I keep putting off {chore}.", "Maybe set a fifteen-minute timer and just start; that usually breaks the spell."),
-    ("What do you know about {topic}?", "Quite a bit. The short version: start small and stay consistent."),
-    ("I read a blog post about {topic} this morning.", "Anything in it you want to try?"),
-    ("How long should I steep green tea?", "About two to three minutes, with water a little below boiling."),
-    ("Is it worth buying a second-hand bike?", "Often yes, if the frame is sound; budget a little for new tyres and brakes."),
-    ("I can't decide whether to repaint the hallway.", "A lighter colour would make it feel bigger, if that's what bothers you."),
-    ("My plants keep dropping leaves.", "Usually that's too much water or too little light; check the soil first."),
-    ("What's a good stretch after sitting all day?", "Try a hip flexor stretch and a few slow cat-cow movements."),
-    ("I finally finished the book I was reading.", "Congratulations! Did the ending hold up?"),
-    ("How do I stop procrastinating on emails?", "Batch them: two fixed slots a day, and reply to anything under two minutes at once."),
-    ("I'm thinking about learning to cook {food}.", "Good choice; it's forgiving and scales well for leftovers."),
-    ("The neighbours were drilling again this morning.", "That's rough. Noise-cancelling headphones might save your mornings."),
-    ("Should I get a standing desk?", "Only if you'll alternate; standing all day isn't better than sitting all day."),
-    ("I had the strangest dream last night.", "Dreams can be wild. Anything you remember clearly?"),
-    ("I'm trying to drink more water.", "A bottle within reach and a refill habit at each meal helps a lot."),
-    ("We're planning a picnic for {day}.", "Fingers crossed for good weather. Bring something for shade."),
-    ("What's the best way to store fresh herbs?", "Treat soft herbs like flowers in a glass of water; wrap hardy ones in a damp towel."),
-    ("I signed up for a class on {hobby}.", "Exciting! A class is a great way to stay motivated."),
-    ("My phone battery dies so fast lately.", "Check which apps use the most power; old batteries also lose capacity."),
-    ("Do you have a quick lunch idea?", "A grain bowl with whatever vegetables you have and a fried egg on top."),
-    ("I've been sleeping badly this week.", "A fixed wake-up time and less screen time before bed usually help."),
-    ("The coffee machine at home broke.", "A simple pour-over set is cheap and makes great coffee in the meantime."),
-    ("Is it too late to plant tomatoes?", "Depends on your climate; a fast-maturing variety can still make it."),
-    ("I'm organising a board game night on {day}.", "Fun! Pick one easy game to warm up before anything heavy."),
-    ("What's a good podcast for a long drive?", "A narrative history series makes the kilometres fly by."),
-)
-
-GENERIC_REPLIES = ("Sounds lovely.", "Ha, that's fun.", "Interesting!", "Nice.", "Oh, I see.", "That's good to hear.",
-                   "Thanks for sharing.", "How nice.")
-
-# Typed mentions: (user template, assistant template or None for a generic reply).
+# Typed mentions: (user template, the answer to a question, or None: a statement gets the shared reply).
 # `{a}` and `{b}` are values of the kind; a template with `{b}` mentions two.
 MENTIONS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "city": (
         ("A friend sent me a postcard from {a}.", None),
         ("I read a long article about the food scene in {a}.", None),
-        ("I'm torn between {a} and {b} for a long weekend.", "Both are great; it depends on whether you want museums or the sea."),
-        ("My connecting flight goes through {a}.", "Hopefully the layover is short."),
+        ("I'm torn between {a} and {b} for a long weekend.", None),
+        ("My connecting flight goes through {a}.", None),
         ("Which city would you pick for a conference?", "{a} has a good conference centre, and {b} is cheaper."),
         ("There's a documentary about the old markets of {a}.", None),
     ),
     "pet": (
         ("At the park I met a poodle called {a}.", None),
-        ("The café downstairs has a cat named {a} that sleeps on the counter.", "A café cat is the best kind of regular."),
-        ("Give me a cute name for a hamster.", "How about {a}? Or {b}, if you want something sillier."),
-        ("The rescue shelter posted photos of two puppies, {a} and {b}.", "Hopefully they find homes quickly."),
+        ("The café downstairs has a cat named {a} that sleeps on the counter.", None),
+        ("Can you give me a cute name for a hamster?", "How about {a}? Or {b}, if you want something sillier."),
+        ("The rescue shelter posted photos of two puppies, {a} and {b}.", None),
     ),
     "company": (
         ("I saw a billboard for {a} on the train.", None),
-        ("There's a talk by someone from {a} next week.", "Sounds worth attending."),
+        ("There's a talk by someone from {a} next week.", None),
         ("Who makes good project management tools?", "{a} has a popular one, and {b} is catching up."),
-        ("I read that {a} is merging with {b}.", "That would shake up their market."),
+        ("I read that {a} is merging with {b}.", None),
     ),
     "date": (
         ("The library book is due back on {a}.", None),
-        ("There's a street festival on {a}.", "That should be fun if the weather holds."),
-        ("Tickets for the concert on {a} sold out, but there's another one on {b}.", "Worth grabbing the second date then."),
+        ("There's a street festival on {a}.", None),
+        ("Tickets for the concert on {a} sold out, but there's another one on {b}.", None),
         ("When does spring cleaning season start?", "Many people aim for {a}, but any sunny weekend works."),
     ),
     "floor": (
-        ("The gym in our office building is on the {a} floor.", None),
-        ("The conference room we booked is on the {a} floor.", "Hopefully the lifts are working."),
+        ("The post room in our office building is on the {a} floor.", None),
+        ("The conference room we booked is on the {a} floor.", None),
         ("The café in the mall moved from the {a} floor to the {b} floor.", None),
     ),
     "number": (
         ("The bus I take to the market is the number {a}.", None),
-        ("My gym locker this week was number {a}.", None),
-        ("The hotel gave us room {a}, then moved us to {b}.", "At least they fixed it quickly."),
-        ("The pharmacy queue ticket said {a}.", "Hopefully it moved fast."),
+        ("The coat check gave me ticket number {a}.", None),
+        ("The hotel gave us room {a}, then moved us to {b}.", None),
+        ("The pharmacy queue ticket said {a}.", None),
     ),
     "car": (
         ("I rented a {a} on holiday once.", None),
         ("Which is more reliable, a {a} or a {b}?", "Both have good records; check the service history more than the badge."),
-        ("A {a} was parked across two spaces at the supermarket.", "Some people!"),
+        ("A {a} was parked across two spaces at the supermarket.", None),
     ),
     "person": (
         ("I had coffee with {a} this morning.", None),
-        ("{a} sent me a funny video of a goat.", "Goat videos never get old."),
-        ("{a} and {b} are coming over for dinner.", "Lovely, what are you cooking?"),
+        ("{a} lent me a great book about gardening.", None),
+        ("{a} sent me a funny video of a goat.", None),
+        ("{a} and {b} are coming over for dinner.", None),
         ("Who should I invite to the quiz night?", "You could ask {a}, they always know the trivia."),
     ),
 }
@@ -113,78 +80,157 @@ MENTIONS: dict[str, tuple[tuple[str, str | None], ...]] = {
 
 FILLS: dict[str, tuple[str, ...]] = {"food": FOODS, "hobby": HOBBIES, "show": SHOWS, "weather": WEATHER,
                                      "chore": CHORES, "topic": TOPICS, "day": WEEKDAYS}
+SMALL_TALK: tuple[tuple[str, str | None], ...] = tuple(QUESTIONS) + tuple((s, None) for s in STATEMENTS)
+"""Every small-talk pair: a question with its answer, or a statement (reply from the shared pool)."""
 # The one placeholder each small-talk pair uses (or None), found once: only that value is drawn.
-_FIELD = tuple(next((f for f in FILLS if "{" + f + "}" in user + assistant), None) for user, assistant in SMALL_TALK)
+_FIELD = tuple(next((f for f in FILLS if "{" + f + "}" in user + (reply or "")), None) for user, reply in SMALL_TALK)
+Decoy = Callable[[Conversation], "int | None"]
+"""Appends its pairs; returns how many pairs it used beyond its own (taken from the filler after it)."""
 
 
 def small_talk(conv: Conversation) -> None:
+    """One small-talk pair whose user line the conversation has not used yet (a long-horizon
+    conversation that has used up the distinct lines may repeat one)."""
     rng = conv.rng
-    index = int(rng.random() * len(SMALL_TALK))
-    user, assistant = SMALL_TALK[index]
-    field = _FIELD[index]
-    if field is not None:
-        mark, value = "{" + field + "}", pick(rng, FILLS[field])
-        user, assistant = user.replace(mark, value), assistant.replace(mark, value)
-    conv.pair(user, assistant, noise=True)
+    for _ in range(50):
+        index = int(rng.random() * len(SMALL_TALK))
+        user, reply = SMALL_TALK[index]
+        field = _FIELD[index]
+        if field is not None:
+            mark, value = "{" + field + "}", pick(rng, FILLS[field])
+            user, reply = user.replace(mark, value), reply.replace(mark, value) if reply else None
+        if user not in conv.user_lines:
+            break
+    conv.pair(user, reply, noise=True)
 
 
-def typed_mention(kind: str) -> Callable[[Conversation], None]:
+def typed_mention(kind: str) -> Decoy:
     """A filler pair naming one or two values of `kind` that mean nothing about the user's slot."""
 
     def make(conv: Conversation) -> None:
-        user, assistant = conv.rng.choice(MENTIONS[kind])
-        text = user + (assistant or "")
+        user, reply = conv.fresh(MENTIONS[kind])
+        text = user + (reply or "")
         values = {key: conv.draw(kind) for key in ("a", "b") if "{" + key + "}" in text}
-        turn = conv.pair(user.format(**values),
-                         assistant.format(**values) if assistant else conv.rng.choice(GENERIC_REPLIES), noise=True)
+        turn = conv.say((user, reply) if reply else user, noise=True, **values)
         for value in values.values():
             conv.log(turn, {"op": "mention", "kind": kind, "value": value})
 
     return make
 
 
-def someone_else(slot: Slot) -> Callable[[Conversation], None]:
+def other_person(conv: Conversation, slot: Slot) -> str:
+    """Someone else, as a template's `{who}`: a relative ("my sister") or a name (logged as a
+    person mention). Never a member of the user's household where their value would
+    contradict the user's own (`Slot.no_cohabitants`)."""
+    rng = conv.rng
+    if rng.random() < 0.6:
+        relatives = [r for r in RELATIVES if not (slot.no_cohabitants and r in COHABITANTS)]
+        return f"my {rng.choice(relatives)}"
+    return conv.draw("person")
+
+
+def someone_else(slot: Slot) -> Decoy:
     """The same slot stated for another person: the nearest of near-distractors."""
 
     def make(conv: Conversation) -> None:
-        rng = conv.rng
-        if rng.random() < 0.6:
-            who = f"My {rng.choice(RELATIVES)}"
-        else:
-            who = conv.draw("person")
+        who = other_person(conv, slot)
         value = conv.draw(slot.kind)
-        turn = conv.pair(rng.choice(slot.other).format(who=who, v=value), rng.choice(GENERIC_REPLIES), noise=True)
-        if not who.startswith("My "):
-            conv.log(turn, {"op": "mention", "kind": "person", "value": who})
-        conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": value})
+        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
+        _log_other(conv, turn, slot, who, value)
 
     return make
 
 
-def distractor_queue(conv: Conversation, slot: Slot, others: int, mentions: int) -> list[Callable[[Conversation], None]]:
-    """`others` same-slot-other-person pairs and `mentions` typed mentions, in a random order."""
-    queue = [someone_else(slot) for _ in range(others)] + [typed_mention(slot.kind) for _ in range(mentions)]
-    conv.rng.shuffle(queue)
+def someone_else_corrected(slot: Slot) -> Decoy:
+    """Someone else's value stated, then corrected in the next user turn with the very words the
+    user corrects their own facts with ("Actually it's {new}, not {old}."), so that the form of a
+    correction does not point at the evidence. The corrected value is the only one of its kind
+    in the turn before, so a careful reader knows whose value is corrected."""
+
+    def make(conv: Conversation) -> int:
+        rng = conv.rng
+        who = other_person(conv, slot)
+        old, new = conv.draw(slot.kind), conv.draw(slot.kind)
+        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=old)
+        _log_other(conv, turn, slot, who, old)
+        template = rng.choice(corrections.SCRATCH + corrections.DIRECT + corrections.AGAIN)
+        turn = conv.say(corrections.fill(slot, template, new, old, noun=slot.other_noun.format(who=who)), noise=True)
+        conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": new})
+        return 1
+
+    return make
+
+
+def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, value: str) -> None:
+    if not who.startswith("my "):
+        conv.log(turn, {"op": "mention", "kind": "person", "value": who})
+    conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": value})
+
+
+def user_decoy(slot: Slot, role: str) -> Decoy:
+    """A value the user mentions that is not their asked fact: `sibling` (another slot of
+    theirs) or `musing` (rejected, asked about, hypothetical)."""
+
+    def make(conv: Conversation) -> None:
+        value = conv.draw(slot.kind)
+        turn = conv.say(conv.fresh(getattr(slot, role)), noise=True, v=value)
+        conv.log(turn, {"op": role, "slot": slot.name, "kind": slot.kind, "value": value})
+
+    return make
+
+
+def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0) -> list[Decoy]:
+    """Near-distractors of every role for one task, in a random order: one to three of someone
+    else's statements, one or two of the user's other slots, one or two musings, two to four typed
+    mentions, and `fixes` corrections of someone else's value."""
+    rng = conv.rng
+    queue = ([someone_else(slot) for _ in range(rng.randint(1, 3))]
+             + [user_decoy(slot, "sibling") for _ in range(rng.randint(1, 2))]
+             + [user_decoy(slot, "musing") for _ in range(rng.randint(1, 2))]
+             + [typed_mention(slot.kind) for _ in range(rng.randint(2, 4))]
+             + [someone_else_corrected(slot) for _ in range(fixes)])
+    rng.shuffle(queue)
     return queue
 
 
 class Filler:
-    """The filler of one conversation: `total` turns in all, handed out gap by gap, with the
-    queued distractors at pair positions drawn up front, so they spread over the whole
-    conversation instead of crowding the first gap."""
+    """The filler of one conversation, handed out gap by gap (`gaps`: turns before the first
+    fact, between facts, after the last). The queued decoys go to pair positions drawn up front:
+    one to three in each range of `must` (default: the first gap), a uniform number in the last gap
+    (by default, or with `last_gap`), the rest anywhere, so that the evidence is neither the first nor the last value
+    of its kind."""
 
-    def __init__(self, conv: Conversation, total: int, queue: list[Callable[[Conversation], None]]):
-        pairs = total // 2
+    def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list[range] | None = None,
+                 last_gap: bool = False):
+        rng = conv.rng
+        pairs = sum(gaps) // 2
         self.conv = conv
-        self.queue = queue[:pairs]
-        self.positions = set(conv.rng.sample(range(pairs), len(self.queue)))
+        self.queue = queue[:max(0, pairs - 1)]
+        self.skip = 0
+        chosen: set[int] = set()
+        if must is None or last_gap:
+            # How many decoys follow the last fact is drawn uniformly, so that the evidence's
+            # rank among the value-bearing turns says nothing either.
+            last = range(pairs - gaps[-1] // 2, pairs - 1)
+            after = min(len(last), rng.randint(1, max(1, len(self.queue) - 1)), len(self.queue))
+            chosen.update(rng.sample(last, after))
+            must = [range(gaps[0] // 2)] if must is None else must
+        for edge in must:
+            free = [p for p in edge if p not in chosen]
+            chosen.update(rng.sample(free, min(len(free), rng.randint(1, 3), len(self.queue) - len(chosen))))
+        # Never the very last pair: a decoy that spans two pairs would run past the budget.
+        rest = [p for p in range(pairs - 1) if p not in chosen]
+        chosen.update(rng.sample(rest, max(0, min(len(rest), len(self.queue) - len(chosen)))))
+        self.positions = chosen
         self.position = 0
 
     def add(self, turns: int) -> None:
         """Append `turns` (even) filler turns."""
         for _ in range(turns // 2):
-            if self.position in self.positions:
-                self.queue.pop()(self.conv)
+            if self.skip:  # the pair was used by a decoy that spans two pairs
+                self.skip -= 1
+            elif self.position in self.positions:
+                self.skip = self.queue.pop()(self.conv) or 0
             else:
                 small_talk(self.conv)
             self.position += 1
@@ -194,7 +240,7 @@ def distractors_of(conv: Conversation, kind: str, exclude: set[str]) -> list[str
     """Values of `kind` the conversation's filler introduced, in order of appearance."""
     seen: list[str] = []
     for event in conv.events:
-        if event["op"] in ("mention", "other") and event["kind"] == kind:
+        if event["op"] in ("mention", "other", "sibling", "musing") and event["kind"] == kind:
             if event["value"] not in exclude and event["value"] not in seen:
                 seen.append(event["value"])
     return seen

@@ -1,7 +1,10 @@
-"""recall: one fact about the user, buried under 5 to `max_noise` filler turns, then the question.
+"""recall: one fact about the user, with noise and near-distractors before and after it, then the
+question.
 
-Depths are assigned by index in round-robin over the Recall@ buckets (0,10], (10,50],
-(50,100] (plus (100, max_noise] for long horizons), so every bucket holds a third of the tasks.
+The depth (turns after the fact) is stratified over the Recall@ buckets (0,10], (10,50], (50,100]
+(plus (100, max_noise] for long horizons), so every bucket holds its share of the tasks for any
+seed; the noise before the fact is drawn independently, so the fact sits anywhere in the
+conversation.
 """
 
 from __future__ import annotations
@@ -9,40 +12,41 @@ from __future__ import annotations
 import random
 
 from . import noise
-from .common import BuildConfig, Conversation, even_between, value_aliases
+from .common import question_for, BuildConfig, Conversation, even_between, stratified
+from .forms import value_forms
 from .schema import Task
 from .slots import SLOTS
 
 NAME = "recall"
-VERSION = 1
+VERSION = 2
 
 
 def depth_buckets(max_noise: int) -> list[tuple[int, int]]:
-    """The (low, high] noise-turn buckets recall tasks are spread over, in round-robin order.
-    A long-horizon bucket (100, max_noise] comes second, so that even the first three tasks
-    of a long set include one deeper than 100 turns."""
+    """The (low, high] depth buckets recall tasks are spread over. A long-horizon bucket
+    (100, max_noise] comes second, so that even the first three tasks of a long set include
+    one deeper than 100 turns. Only buckets that fit under `max_noise` are used."""
     buckets = [(0, 10), (10, 50), (50, 100)]
     if max_noise > 100:
         buckets.insert(1, (100, max_noise))
-    return [(low, min(high, max_noise)) for low, high in buckets if low < max_noise]
+    return [(low, min(high, max_noise)) for low, high in buckets if low + 3 <= max_noise - 2]
 
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
-    low, high = depth_buckets(config.max_noise)[index % len(depth_buckets(config.max_noise))]
-    total = even_between(rng, max(low + 1, 6), high)
-    slot = rng.choice(SLOTS)
+    low, high = stratified(config, NAME, index, tuple(depth_buckets(config.max_noise)), "depth")
+    slot = stratified(config, NAME, index, SLOTS, "slot")
+    # depth = filler turns after the fact + 1 (the reply to the fact); at least one pair after it.
+    after = even_between(rng, max(low, 2), min(high - 1, config.max_noise - 2))
+    before = even_between(rng, 2, config.max_noise - after)
     conv = Conversation(rng)
     value = conv.draw(slot.kind)
-    fact_turn = conv.fact(rng.choice(slot.state).format(v=value),
-                          {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value})
-    # The short bucket still carries a distractor in most pairs, so a random pick stays rare.
-    pairs = total // 2
-    others = min(rng.randint(1, 3), pairs)
-    mentions = min(rng.randint(3, 5), pairs - others)
-    noise.Filler(conv, total, noise.distractor_queue(conv, slot, others, mentions)).add(total)
+    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, fixes=rng.randint(0, 1)))
+    filler.add(before)
+    fact_turn = conv.fact(rng.choice(slot.state),
+                          {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}, v=value)
+    filler.add(after)
     return conv.task(
-        category=NAME, index=index, question=rng.choice(slot.question), answer=value,
-        aliases=value_aliases(slot.kind, value), slot=slot.name, evidence=[fact_turn], stale=[],
+        category=NAME, index=index, question=question_for(rng, slot.question, [conv.turns[fact_turn].content]), answer=value,
+        aliases=list(value_forms(value)[1:]), slot=slot.name, evidence=[fact_turn], stale=[],
         distractors=noise.distractors_of(conv, slot.kind, {value}), builder_version=VERSION,
         subject="user", question_kind="current",
     )

@@ -1,23 +1,29 @@
-"""relational: the reporting lines of a small org chart, stated out of order in mixed
-phrasing; the question needs one to three hops (manager, skip-level, top of the chain).
+"""relational: the reporting lines of a small org chart, stated out of order in mixed phrasing;
+the question needs one to three hops (manager, skip-level, top of the chain).
 
 The chart is a tree, so every question has exactly one correct answer by construction. The
-default set has no re-orgs, so a reader that keeps the first statement still solves it.
-Chart names also turn up in unrelated filler ("Sam brought cake to the office").
+default set has no re-orgs, so a reader that keeps the first statement still solves it. Chart
+names also turn up in unrelated small talk, the asked person among them, each with several
+other names, so that "a name that shares a sentence with the person asked about" does not
+point at the manager; and no one manages more than two people, so that the person at the top of
+the chart is not the most-mentioned name.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from . import noise
-from .common import BuildConfig, Conversation, even_between, split_total
+from .common import BuildConfig, Conversation, even_between, split_total, stratified
 from .schema import Task
 from .vocab import FOODS
 
 NAME = "relational"
-VERSION = 1
+VERSION = 2
 KINDS = ("manager", "skip_level", "top")
+MAX_REPORTS = 2
+"""Direct reports per manager."""
 
 EDGE = ("{e} reports to {m}.", "{m} is {e}'s manager.", "{e}'s manager is {m}.", "{m} manages {e}.",
         "{e} works directly under {m}.", "{m} has {e} as a direct report.",
@@ -30,25 +36,37 @@ QUESTIONS = {
     "top": ("Who is at the top of {p}'s reporting chain?",
             "If you follow {p}'s reporting line all the way up, who is at the top?"),
 }
-CHART_SMALL_TALK = ("{n} brought homemade {food} to the team lunch.", "{n} and I got stuck in the lift for ten minutes.",
-                    "{n} is running a marathon next month.", "{n} recommended {food} at the new canteen.")
-ACK = ("Got it.", "Okay, noted.", "Thanks, that helps me keep track.", "Understood.")
+CHART_SMALL_TALK = ("{n} is on holiday.", "{n} fixed the printer.", "{n} brought a puppy to the office.",
+                    "{n} won the office pub quiz.", "{n} has started learning the cello.", "{n} cycles to work in any weather.",
+                    "{n} made {food} for the whole team.", "{n} is back from a hiking trip.",
+                    "{n} brought homemade {food} to the team lunch.", "{n} is running a marathon next month.",
+                    "{n} recommended {food} at the new canteen.", "Still learning who is who at work. {n} is the one who bakes.")
+PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat {m} at darts.",
+                   "{n} and {m} went to the same school.", "{n} lent {m} an umbrella this morning.",
+                   "{n} and {m} are training for a charity bike ride.", "{n} taught {m} how to make {food}.",
+                   "{n} and {m} sat together on the team outing.", "{n} swapped lunch shifts with {m}.",
+                   "{n} and {m} both forgot the office party hats.", "{n} gave {m} a lift to the station.",
+                   "{n} and {m} got stuck in the lift for ten minutes.", "{n} and {m} are organising the team quiz.",
+                   "{n} sat next to {m} at the all-hands and they argued about {food} the whole time.",
+                   "Some context on my new team at work: {n} and {m} share a car to the office.")
 
 
 def _chart(rng: random.Random, depth: int, size: int) -> dict[int, int]:
     """A random tree over nodes 0..size-1 rooted at 0 with a path of exactly `depth` edges
-    from node `depth` up to the root: returns child -> parent."""
+    from node `depth` up to the root, at most four levels deep and MAX_REPORTS reports per
+    manager: returns child -> parent."""
     parent = {i: i - 1 for i in range(1, depth + 1)}  # the spine 0 <- 1 <- ... <- depth
     level = {i: i for i in range(depth + 1)}
+    reports = {i: int(i < depth) for i in range(depth + 1)}
     for node in range(depth + 1, size):
-        up = rng.choice([n for n in level if level[n] < 3])  # keep the chart at most four levels deep
-        parent[node] = up
-        level[node] = level[up] + 1
+        up = rng.choice([n for n in level if level[n] < 3 and reports[n] < MAX_REPORTS])
+        parent[node], level[node], reports[node] = up, level[up] + 1, 0
+        reports[up] += 1
     return parent
 
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
-    kind = KINDS[index % len(KINDS)]
+    kind = stratified(config, NAME, index, KINDS, "question")
     hops = {"manager": 1, "skip_level": 2, "top": rng.choice((2, 3))}[kind]
     # The subject sits `depth` levels down; for manager/skip questions there may be more above.
     depth = hops if kind == "top" else rng.randint(hops, 3)
@@ -63,19 +81,32 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     answer = names[chain[hops]]
     edges = list(parent.items())
     rng.shuffle(edges)
-    total = even_between(rng, 8, config.max_noise)
-    gaps = split_total(rng, total, len(edges) + 1)
-    # Chart names reused in small talk, plus outside names: distractors of the person kind.
-    queue = [noise.typed_mention("person") for _ in range(rng.randint(2, 4))]
-    queue += [_chart_name_small_talk(names[rng.randrange(size)]) for _ in range(rng.randint(1, 3))]
+    # Small talk naming chart people: the asked person with two or three others, then enough
+    # lines that every other chart name is mentioned as often as the most-mentioned one.
+    others = [n for n in range(size) if n != subject]
+    lines = [(subject, rng.choice(others)) for _ in range(rng.randint(3, 5))]
+    counts = Counter(n for edge in edges for n in edge) + Counter(n for line in lines for n in line)
+    target = max(counts[n] for n in others) + rng.randint(0, 1)
+    owed = [n for n in others for _ in range(target - counts[n])]
+    rng.shuffle(owed)
+    while owed:
+        first = owed.pop()
+        partner = next((i for i, n in enumerate(owed) if n != first), None)
+        lines.append((first,) if partner is None or rng.random() < 0.3 else (first, owed.pop(partner)))
+    queue = [_small_talk(PAIR_SMALL_TALK if len(line) == 2 else CHART_SMALL_TALK, *(names[n] for n in line))
+             for line in lines]
+    queue += [noise.typed_mention("person") for _ in range(rng.randint(1, 3))]
     rng.shuffle(queue)
-    filler = noise.Filler(conv, total, queue)
+    low = min(config.max_noise, max(16, 2 * len(queue) + 4))
+    total = even_between(rng, low, max(low, config.max_noise))
+    gaps = split_total(rng, total, len(edges) + 1)
+    filler = noise.Filler(conv, gaps, queue, must=[])
     edge_turn: dict[int, int] = {}
     for (child, boss), gap in zip(edges, gaps):
         filler.add(gap)
-        text = rng.choice(EDGE_INTRO) + rng.choice(EDGE).format(e=names[child], m=names[boss])
-        edge_turn[child] = conv.fact(text, {"op": "reports_to", "kind": "person", "employee": names[child], "manager": names[boss]},
-                                     assistant=rng.choice(ACK))
+        text = rng.choice(EDGE_INTRO) + rng.choice(EDGE)
+        edge_turn[child] = conv.fact(text, {"op": "reports_to", "kind": "person", "employee": names[child],
+                                            "manager": names[boss]}, e=names[child], m=names[boss])
     filler.add(gaps[-1])
     question = rng.choice(QUESTIONS[kind]).format(p=names[subject])
     outsiders = noise.distractors_of(conv, "person", set(names))
@@ -87,9 +118,12 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     )
 
 
-def _chart_name_small_talk(name: str):
+def _small_talk(templates: tuple[str, ...], name: str, other: str = "") -> noise.Decoy:
     def make(conv: Conversation) -> None:
-        text = conv.rng.choice(CHART_SMALL_TALK).format(n=name, food=conv.rng.choice(FOODS))
-        conv.pair(text, conv.rng.choice(noise.GENERIC_REPLIES), noise=True)
+        food = conv.rng.choice(FOODS)
+        # A template not used yet, and in any case a line not said yet in this conversation.
+        order = [conv.fresh(templates)] + conv.rng.sample(templates, len(templates))
+        template = next((t for t in order if t.format(n=name, m=other, food=food) not in conv.user_lines), order[0])
+        conv.say(template, noise=True, n=name, m=other, food=food)
 
     return make

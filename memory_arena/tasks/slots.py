@@ -1,14 +1,32 @@
-"""What the user tells: slots (home city, dog's name, employer, ...) and the many ways each
-is stated, changed, asked about, and mentioned for other people (near-distractors).
+"""What the user tells: slots (home city, dog's name, employer, ...) and every way a value of the
+slot's kind turns up in a conversation (docs/design.md, "Generator 2.0").
 
-Templates use `{v}` for the value and, in `other`, `{who}` for another person ("my sister",
-"Tomas"). Several templates per slot, some of the update templates without the slot's noun,
-so that no single regular expression solves a category.
+A value of the asked kind appears in five roles, and each role has templates of the same shapes
+(statements, questions, corrections), so that no surface form marks the evidence:
+- `state` / `update`: the user's own fact, first stated or changed (the evidence);
+- `other`: the same slot for someone else ("my sister's dog is called Max");
+- `sibling`: the same kind of value for another slot of the user's (the cat, where they grew up);
+- `musing`: a mention that is not a fact: a value considered and rejected, a question, a
+  hypothetical ("We looked at flats in Lyon, but the rent was too high.");
+- someone else's value corrected with the user's own correction templates (`other_noun` names it).
+Templates use `{v}` for the value (`{new}`, `{old}` in corrections) and `{who}` for another person.
+Every template here is a statement, answered from the one shared reply pool like every other
+statement (a question would carry its own reply, and a reply that only one role gets is a cue).
+
+Rules that keep tasks unambiguous (each also a `--check` rule): no template of the user's own fact
+carries a relative time ("last month", "yesterday") or announces a future change; `bare` updates
+(no slot noun, e.g. "He answers to {v} now") are never placed right after someone else's statement
+of the same slot; `other` never names someone who shares the user's home for slots that would then
+contradict the user's fact (`no_cohabitants`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Union
+
+Template = Union[str, tuple[str, str]]
+"""A statement, or a (question, specific reply) pair."""
 
 
 @dataclass(frozen=True)
@@ -20,103 +38,146 @@ class Slot:
     kind: str
     """Value kind, a key of vocab.KINDS."""
     noun: str
-    """How corrections refer to it ("the dentist appointment")."""
-    state: tuple[str, ...]
-    """First statements."""
-    update: tuple[str, ...]
-    """Natural changes; the ones without the slot's noun come last (see `bare_updates`)."""
-    bare_updates: int
-    """How many of the last `update` templates do not repeat the slot's noun."""
+    """How corrections and recaps refer to it ("the dentist appointment")."""
+    state: tuple[Template, ...]
+    """First statements of the user's value."""
+    update: tuple[Template, ...]
+    """Changes of the user's value that name the slot."""
+    bare: tuple[str, ...]
+    """Changes that do not repeat the slot's noun: only where the previous user turn is not
+    someone else's statement of the slot."""
     question: tuple[str, ...]
     """Questions about the current value."""
-    other: tuple[str, ...]
-    """The same slot for someone else: near-distractors."""
+    other: tuple[Template, ...]
+    """The same slot for someone else (`{who}`)."""
+    sibling: tuple[Template, ...]
+    """The same kind of value for another slot of the user's."""
+    musing: tuple[Template, ...]
+    """The user's mentions of a value that are not facts: rejected, asked about, hypothetical."""
+    other_noun: str = "what {who} told me"
+    """How a correction of someone else's value refers to it ("where {who} lives")."""
     phrase: str = "{v}"
     """How a bare value reads inside a correction ("the {v} floor", "spot {v}")."""
+    no_cohabitants: bool = False
+    """Whether `other` must not name people who share the user's home (their value would
+    contradict the user's)."""
 
 
 SLOTS: tuple[Slot, ...] = (
     Slot(
         "home_city", "city", "where I live",
+        other_noun="where {who} lives",
         state=("I live in {v}.", "Home for me is {v} these days.", "I'm based in {v}.",
                "We've been living in {v} for a few years now.", "My flat is in {v}, close to the old town."),
-        update=("Big news: my home is now in {v}.", "My new home city is {v}.", "We changed cities, home is {v} now.",
-                "I moved to {v} last month.", "We finally relocated to {v}.", "Just finished unpacking in {v}, the move is done.",
-                "The movers dropped the last boxes off in {v} yesterday."),
-        bare_updates=4,
+        update=("Big news: my home is now in {v}.", "My new home city is {v}.", "We changed cities, home is now {v}.",
+                "We have moved: we live in {v} now."),
+        bare=("We finally relocated to {v}.", "Just finished unpacking in {v}, the move is done.",
+              "The movers dropped the last boxes off in {v} this morning."),
         question=("Which city do I live in now?", "Where am I living these days? Just the city, please.",
-                  "What city is home for me at the moment?"),
+                  "What city is home for me at the moment?", "Which city should you send my post to?"),
         other=("{who} lives in {v}.", "{who} just moved to {v}.", "{who} keeps telling me how much they love living in {v}."),
+        sibling=("I grew up in {v}.", "My company's head office is in {v}.", "I was born in {v}, though I barely remember it."),
+        musing=("We looked at flats in {v}, but the rent was too high.", "I almost moved to {v} once, but it fell through.",
+                "If I ever move again, {v} is at the top of my list."),
+        no_cohabitants=True,
     ),
     Slot(
         "dog_name", "pet", "the dog's name",
+        other_noun="the name of {who}'s dog",
         state=("My dog is called {v}.", "Our dog's name is {v}.", "We named our puppy {v}.",
-               "{v}, my dog, chewed through another slipper today.", "I have a terrier named {v}."),
-        update=("We ended up renaming the dog {v}.", "The dog goes by {v} now; we changed his name.",
-                "We started calling him {v} instead, and it stuck.", "The kids voted and he is {v} from now on.",
-                "He answers to {v} now, the old name never suited him."),
-        bare_updates=3,
-        question=("What is my dog's name?", "What do we call our dog now?", "Remind me, what's the name of my dog?"),
+               "I have a terrier named {v}."),
+        update=("We ended up renaming the dog {v}.", "The dog goes by {v} now; we changed his name."),
+        bare=("We started calling him {v} instead, and it stuck.", "The kids voted and he is {v} from now on.",
+              "He answers to {v} now, the old name never suited him."),
+        question=("What is my dog's name?", "What do we call our dog now?", "Remind me, what's the name of my dog?",
+                  "What name does our dog answer to?"),
         other=("{who}'s dog is called {v}.", "{who} adopted a dog and named it {v}.", "{who} has a beagle named {v}."),
+        sibling=("Our cat is called {v}.", "My first dog, when I was a kid, was called {v}.", "I named my bike {v}, don't laugh."),
+        musing=("We thought about calling the dog {v}, but it didn't suit him.", "If we ever get a second dog, I'd like to call her {v}.",
+                "My partner suggested {v} as a name for the dog, but we said no."),
+        no_cohabitants=True,
     ),
     Slot(
         "employer", "company", "where I work",
+        other_noun="where {who} works",
         state=("I work at {v}.", "I'm an engineer at {v}.", "My employer is {v}.", "I've been at {v} for three years."),
-        update=("I just started a new job at {v}.", "My new employer is {v}.", "I accepted the offer from {v} and started this week.",
-                "First week at {v} went well, everyone is friendly.", "Handed in my badge at the old place; {v} onboarding starts Monday."),
-        bare_updates=3,
-        question=("Which company do I work for now?", "Who is my current employer?", "Where do I work at the moment? Just the company."),
+        update=("I just started a new job at {v}.", "My new employer is {v}.", "I accepted the offer from {v} and started this week."),
+        bare=("First week at {v} went well, everyone is friendly.", "Handed in my badge at the old place; I'm with {v} now.",
+              "Got my new badge from {v} today, it's official."),
+        question=("Which company do I work for now?", "Who is my current employer?", "Where do I work at the moment? Just the company.",
+                  "Which company pays my salary these days?"),
         other=("{who} works at {v}.", "{who} got a job at {v}.", "{who} interviewed at {v} last week."),
+        sibling=("My pension is managed by {v}.", "I did my internship at {v}, years ago.", "My phone contract is with {v}."),
+        musing=("I interviewed at {v}, but I turned the offer down.", "If I ever switch jobs, {v} would be my first choice.",
+                "A recruiter from {v} called me, but I told them I'm not looking."),
     ),
     Slot(
         "dentist", "date", "my dentist appointment",
+        other_noun="{who}'s dentist appointment",
         state=("My dentist appointment is on {v}.", "I booked the dentist for {v}.", "Dentist check-up is on {v}, I put it in my calendar."),
-        update=("The dentist moved my appointment to {v}.", "I had to reschedule the dentist, it's on {v} now.",
-                "The clinic called and pushed it to {v}.", "They had a cancellation, so I'm going in on {v} instead."),
-        bare_updates=2,
-        question=("When is my dentist appointment?", "What date am I seeing the dentist?", "On which day is my dental check-up?"),
+        update=("The dentist moved my appointment to {v}.", "I had to reschedule the dentist, it's on {v} now."),
+        bare=("The clinic called and pushed it to {v}.", "They had a cancellation, so I'm going in on {v} instead.",
+              "The receptionist switched it to {v} for me."),
+        question=("When is my dentist appointment?", "What date am I seeing the dentist?", "On which day is my dental check-up?",
+                  "What day is my next visit to the dentist?"),
         other=("{who} has a dentist appointment on {v}.", "{who}'s dentist visit is on {v}."),
+        sibling=("My haircut is booked for {v}.", "My brother's birthday is on {v}.", "Our anniversary is on {v}."),
+        musing=("The dentist offered me {v}, but I couldn't make that day.", "I almost booked the dentist for {v}, but it clashed with work.",
+                "If they had a slot on {v}, I would have taken it."),
     ),
     Slot(
         "floor", "floor", "my floor",
+        other_noun="{who}'s floor",
         state=("My apartment is on the {v} floor.", "I live on the {v} floor of my building.", "Our flat is up on the {v} floor."),
-        update=("We switched units, our apartment is on the {v} floor now.", "New apartment is up on the {v} floor.",
-                "We took the unit on the {v} floor when it came free.", "The lift now takes me to the {v} floor when I get home."),
-        bare_updates=2,
-        question=("Which floor is my apartment on?", "What floor do I live on now?"),
+        update=("We switched units, our apartment is on the {v} floor now.", "New apartment is up on the {v} floor."),
+        bare=("We took the unit on the {v} floor when it came free.", "The lift now takes me to the {v} floor when I get home.",
+              "Our new front door is on the {v} floor."),
+        question=("Which floor is my apartment on?", "What floor do I live on now?", "On which floor is our flat these days?"),
         other=("{who} lives on the {v} floor.", "{who}'s office is on the {v} floor."),
+        sibling=("My office is on the {v} floor.", "The gym in my building is on the {v} floor.", "My doctor's practice is on the {v} floor."),
+        musing=("We looked at a flat on the {v} floor, but it had no lift.", "If we ever move, I'd like to be on the {v} floor or higher."),
         phrase="the {v} floor",
+        no_cohabitants=True,
     ),
     Slot(
         "car", "car", "my car",
+        other_noun="{who}'s car",
         state=("I drive a {v}.", "My car is a {v}.", "I get around in a {v}."),
-        update=("I traded in my car for a {v}.", "My new car is a {v}.", "Picked up a {v} from the dealer yesterday, the old one is gone.",
-                "Sold the old one; I'm in a {v} now."),
-        bare_updates=2,
-        question=("What car do I drive now?", "Which car do I have at the moment?"),
+        update=("I traded in my car for a {v}.", "My new car is a {v}."),
+        bare=("Picked up a {v} from the dealer this morning, the old one is gone.", "Sold the old one; I'm in a {v} now.",
+              "The keys to my {v} are finally mine."),
+        question=("What car do I drive now?", "Which car do I have at the moment?", "What do I drive these days?"),
         other=("{who} drives a {v}.", "{who} just bought a {v}."),
+        sibling=("My first car, years ago, was a {v}.", "My driving instructor had a {v}."),
+        musing=("I test drove a {v}, but it felt too small.", "If I had the money, I'd get a {v}.",
+                "The dealer tried to sell me a {v}, but I said no."),
         phrase="a {v}",
     ),
     Slot(
         "running_partner", "person", "my running partner",
+        other_noun="{who}'s running partner",
         state=("My running partner is {v}.", "I go running with {v} every Saturday.", "{v} and I train together for the half marathon."),
-        update=("My new running partner is {v}.", "I run with {v} now.", "These days {v} joins me for the Saturday long run.",
-                "{v} took over as my Saturday running buddy."),
-        bare_updates=2,
-        question=("Who is my running partner?", "Who do I go running with these days?"),
+        update=("My new running partner is {v}.", "I run with {v} now."),
+        bare=("These days {v} joins me for the Saturday long run.", "{v} took over as my Saturday running buddy.",
+              "Saturday mornings are {v}'s turn to drag me around the park."),
+        question=("Who is my running partner?", "Who do I go running with these days?", "Who joins me for my Saturday runs?"),
         other=("{who}'s running partner is {v}.", "{who} runs with {v} on weekends."),
+        sibling=("My tennis partner is {v}.", "I play chess with {v} on Thursdays.", "{v} is my climbing partner."),
+        musing=("I asked {v} to run with me, but they said no.", "If I ever train for a marathon, I'd ask {v} to join."),
     ),
     Slot(
         "parking_spot", "number", "my parking spot",
+        other_noun="{who}'s parking spot",
         state=("My parking spot is number {v}.", "I park in spot {v} at work.", "I was assigned parking space {v}."),
-        update=("Building management moved me to parking spot {v}.", "My new parking space is {v}.",
-                "I got moved to spot {v}.", "From now on I'm in {v}, right by the exit."),
-        bare_updates=2,
-        question=("What is my parking spot number?", "Which parking space is mine now?"),
+        update=("Building management moved me to parking spot {v}.", "My new parking space is {v}."),
+        bare=("I got moved to spot {v}.", "From now on I'm in {v}, right by the exit.", "The sign with my name is on {v} now."),
+        question=("What is my parking spot number?", "Which parking space is mine now?", "Where do I park at work these days?"),
         other=("{who} parks in spot {v}.", "{who}'s parking space is {v}."),
+        sibling=("My gym locker is number {v}.", "My bike is in rack {v} in the basement.", "My seat at the stadium is number {v}."),
+        musing=("They offered me spot {v}, but it's too far from the lift.", "I asked for spot {v}, but it was already taken."),
         phrase="spot {v}",
     ),
 )
 
-ACKS = ("Got it, thanks for telling me.", "Noted.", "Thanks, I'll keep that in mind.", "Understood.", "Okay, good to know.",
-        "Sounds good.", "Thanks for the update.", "All right.", "Good to know!", "Okay.")
+COHABITANTS = frozenset(("flatmate", "partner", "wife", "husband", "roommate"))
+"""Relatives who may share the user's home: never the subject of `other` for `no_cohabitants` slots."""

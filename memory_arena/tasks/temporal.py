@@ -1,10 +1,11 @@
 """temporal: a value tracked across the seven days of a week, one session per day.
 
-Monday sets it; later days change it, say it did not change, or do not mention it at all.
-Questions ask the current value or the value on a named day: the value in effect that day
-is the last one set on or before it, so days without a change must be carried forward.
-For as-of-day questions, `meta.stale` holds every other value the slot took that week: each
-was true at some time, just not on the day asked.
+Monday sets it; later days change it or say it did not change (every day without a change says
+so, so the value of any day is stated or carried by an explicit remark). Questions ask the
+current value or the value on a named day: the value in effect that day is the last one set on
+or before it. A day on which the value changed is only asked about as "at the end of <day>", so
+that no question hangs on the hour of a handover. For as-of-day questions, `meta.stale` holds
+every other value the slot took that week: each was true at some time, just not on the day asked.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import random
 from dataclasses import dataclass
 
 from . import noise
-from .common import DAY_MS, HOUR_MS, BuildConfig, Conversation, split_total, value_aliases
+from .common import question_for, DAY_MS, HOUR_MS, BuildConfig, Conversation, split_total, stratified
+from .forms import value_forms
 from .schema import Task
 from .slots import Slot
 from .vocab import WEEKDAYS
 
 NAME = "temporal"
-VERSION = 1
+VERSION = 2
+QUESTION_KINDS = ("current", "as_of_day", "as_of_day", "current", "as_of_day")
+"""Two in five questions ask the current value, balanced per block of five tasks."""
 
 
 @dataclass(frozen=True)
@@ -27,53 +31,93 @@ class DailySlot:
     slot: Slot
     """State templates (Monday), change templates (`update`), current-value questions, near-distractors."""
     as_of: tuple[str, ...]
-    """Questions about a given `{day}`."""
+    """Questions about a given `{day}` on which the value did not change."""
+    as_of_end: tuple[str, ...]
+    """Questions about the end of a given `{day}` (any day, including one with a change)."""
     unchanged: tuple[str, ...]
     """A day's remark that the value stayed the same (names no value)."""
 
 
 DAILY = (
     DailySlot(
-        Slot("work_city", "city", "where I am", bare_updates=0,
+        Slot("work_city", "city", "where I am", bare=(),
              state=("This week I'm travelling for work. Today I'm in {v}.", "Kicking off the work trip in {v} today."),
              update=("Landed in {v} this morning.", "Today's stop on the trip is {v}.", "I'm spending today in {v}.",
                      "Took the early train, I'm in {v} now."),
              question=("Which city am I in right now?", "Where am I at the moment? Just the city."),
-             other=("{who} is in {v} today.", "{who} flew to {v} this morning.")),
+             other=("{who} is in {v} today.", "{who} flew to {v} this morning."),
+             sibling=("My next conference is in {v}.", "I grew up in {v}.", "The head office of my company is in {v}."),
+             musing=("I almost took a detour through {v}, but there was no time.", "Some day I'd like to see {v}, but not on this trip.")),
         as_of=("Which city was I in on {day}?", "Where was I on {day}? Just the city."),
-        unchanged=("No travel today, I stayed put.", "Same city as yesterday, no train today."),
+        as_of_end=("Which city was I in at the end of {day}?", "Where was I at the end of {day}? Just the city."),
+        unchanged=("No travel today, I stayed put.", "Same city as yesterday, no train today.",
+                   "No new city today, I stayed where I was.", "Another day in the same place, no travel.",
+                   "I didn't go anywhere new today.", "Staying in the same city again today."),
     ),
     DailySlot(
-        Slot("desk", "number", "my desk", bare_updates=0,
+        Slot("desk", "number", "my desk", bare=(),
              state=("We hot-desk this week. I'm at desk {v} today.", "Grabbed desk {v} this morning."),
              update=("I'm at desk {v} today.", "Moved over to desk {v} this morning.", "Today I'm sitting at desk {v}."),
              question=("Which desk am I sitting at now?", "What's my desk number at the moment?"),
-             other=("{who} is at desk {v} today.", "{who} grabbed desk {v}."), phrase="desk {v}"),
+             other=("{who} is at desk {v} today.", "{who} grabbed desk {v}."),
+             sibling=("My locker is number {v}.", "The meeting room I booked is {v}.", "My badge number ends in {v}."),
+             musing=("I wanted desk {v}, but someone beat me to it.", "Desk {v} is by the window; I might try it some other week."),
+             phrase="desk {v}"),
         as_of=("Which desk was I at on {day}?", "What was my desk number on {day}?"),
-        unchanged=("Kept the same desk as yesterday.", "Didn't switch desks today."),
+        as_of_end=("Which desk was I at at the end of {day}?", "What was my desk number at the end of {day}?"),
+        unchanged=("Kept the same desk as yesterday.", "Didn't switch desks today.", "Same desk again today.",
+                   "I stayed at yesterday's desk today.", "No desk change today.", "Back at the same desk as before."),
     ),
     DailySlot(
-        Slot("on_call", "person", "on call", bare_updates=0,
+        Slot("on_call", "person", "on call", bare=(),
              state=("This week's on-call rotation starts with {v} today.", "{v} is on call today."),
              update=("{v} is on call today.", "The on-call phone went to {v} this morning.", "Handover done: {v} has the pager now."),
              question=("Who is on call right now?", "Who has the on-call pager at the moment?"),
-             other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager."), phrase="{v}"),
+             other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager."),
+             sibling=("My mentor this quarter is {v}.", "I'm pairing with {v} on the release.", "{v} is my buddy for the fire drill."),
+             musing=("I suggested {v} for the on-call rota, but they said no.", "If we ever add a second person on call, I'd pick {v}.")),
         as_of=("Who was on call on {day}?", "Who had the on-call pager on {day}?"),
-        unchanged=("On-call didn't change today.", "No handover today, same person on call."),
+        as_of_end=("Who was on call at the end of {day}?", "Who had the on-call pager at the end of {day}?"),
+        unchanged=("On-call didn't change today.", "No handover today, same person on call.",
+                   "Same person on call as yesterday.", "Nobody handed over the pager today.",
+                   "The on-call rota stayed as it was today.", "No change to who is on call today."),
     ),
 )
 
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
-    daily = rng.choice(DAILY)
+    daily = stratified(config, NAME, index, DAILY, "slot")
+    kind = stratified(config, NAME, index, QUESTION_KINDS, "question")
     slot = daily.slot
     conv = Conversation(rng, session_gap=None)  # sessions are the days
-    # Which days change the value: Monday always, then at least two more.
+    # Which days change the value: Monday always, then two to four more.
     change_days = [0] + sorted(rng.sample(range(1, 7), rng.randint(2, 4)))
     values = [conv.draw(slot.kind) for _ in change_days]
-    total = max(14, config.max_noise - config.max_noise % 2)
-    per_day = split_total(rng, even_between_days(rng, total), 7)
-    filler = noise.Filler(conv, sum(per_day), noise.distractor_queue(conv, slot, rng.randint(1, 3), rng.randint(3, 5)))
+    asked_day = 6 if kind == "current" else rng.randrange(6)
+    evidence_day = max(d for d in change_days if d <= asked_day)
+    # Filler for the week, at least a pair a day where the budget allows; the explicit
+    # "unchanged" remarks are noise too and come out of the same `max_noise` budget.
+    budget = config.max_noise - 2 * (7 - len(change_days))
+    week = 2 * rng.randint(min(7, budget // 2), budget // 2)
+    per_day = [2 * (week >= 14) + g for g in split_total(rng, week - 14 * (week >= 14), 7)]
+    # The asked day and the evidence day need a pair on each side of their statement, where
+    # decoys go: a change is then neither the first nor the last value of the asked day.
+    for day in {asked_day, evidence_day}:
+        donor = max(range(7), key=lambda d: (d not in (asked_day, evidence_day), per_day[d]))
+        while per_day[day] < 4 and per_day[donor] > 2 and donor != day:
+            per_day[day] += 2
+            per_day[donor] -= 2
+    halves = [split_total(rng, n - 4, 2) if d in (asked_day, evidence_day) and n >= 4 else split_total(rng, n, 2)
+              for d, n in enumerate(per_day)]
+    halves = [[h[0] + 2, h[1] + 2] if d in (asked_day, evidence_day) and per_day[d] >= 4 else h
+              for d, h in enumerate(halves)]
+    starts = [sum(per_day[:d]) // 2 for d in range(8)]
+    after_evidence = starts[evidence_day] + halves[evidence_day][0] // 2
+    # Decoys before Monday's statement, early in the asked day (so that a change is not the
+    # day's first value), and between the evidence and the end of the asked day.
+    must = [range(halves[0][0] // 2), range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2),
+            range(after_evidence, starts[asked_day + 1])]
+    filler = noise.Filler(conv, per_day, noise.decoy_queue(conv, slot), must=must)
     day_start = conv.clock - 9 * HOUR_MS  # midnight of Monday
     set_turn: dict[int, int] = {}
     in_effect: list[str] = []
@@ -85,33 +129,27 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         # the session's weekday is what as-of-day questions name.
         span = 12 * HOUR_MS // (per_day[day] + 4)
         conv.turn_gap = (min(15_000, span // 2), min(150_000, span))
-        before, after = split_total(rng, per_day[day], 2)
+        before, after = halves[day]
         filler.add(before)
         if day in change_days:
             current = values[change_days.index(day)]
             templates = slot.state if day == 0 else slot.update
-            set_turn[day] = conv.fact(rng.choice(templates).format(v=current),
-                                      {"op": "set", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": current, "day": day})
-        elif rng.random() < 0.5:
-            conv.pair(rng.choice(daily.unchanged), rng.choice(noise.GENERIC_REPLIES), noise=True)
+            set_turn[day] = conv.fact(rng.choice(templates), {"op": "set", "slot": slot.name, "kind": slot.kind,
+                                                              "subject": "user", "value": current, "day": day}, v=current)
+        else:
+            conv.pair(conv.fresh(daily.unchanged), noise=True)
         filler.add(after)
         in_effect.append(current)
-    if rng.random() < 0.4:
-        kind, day = "current", 6
-        question = rng.choice(slot.question)
+    if kind == "current":
+        question = question_for(rng, slot.question, [conv.turns[set_turn[evidence_day]].content])
+    elif asked_day in change_days or rng.random() < 0.3:
+        question = rng.choice(daily.as_of_end).format(day=WEEKDAYS[asked_day])
     else:
-        kind, day = "as_of_day", rng.randrange(6)
-        question = rng.choice(daily.as_of).format(day=WEEKDAYS[day])
-    answer = in_effect[day]
-    evidence_day = max(d for d in set_turn if d <= day)
+        question = rng.choice(daily.as_of).format(day=WEEKDAYS[asked_day])
+    answer = in_effect[asked_day]
     return conv.task(
-        category=NAME, index=index, question=question, answer=answer, aliases=value_aliases(slot.kind, answer),
+        category=NAME, index=index, question=question, answer=answer, aliases=list(value_forms(answer)[1:]),
         slot=slot.name, evidence=[set_turn[evidence_day]], stale=[v for v in values if v != answer],
         distractors=noise.distractors_of(conv, slot.kind, set(values)), builder_version=VERSION,
-        subject="user", question_kind=kind, as_of_day=WEEKDAYS[day] if kind == "as_of_day" else None,
+        subject="user", question_kind=kind, as_of_day=WEEKDAYS[asked_day] if kind == "as_of_day" else None,
     )
-
-
-def even_between_days(rng: random.Random, total: int) -> int:
-    """Total filler for the week: between 14 and `total` turns, even."""
-    return 2 * rng.randint(7, total // 2)

@@ -1,8 +1,11 @@
-"""update: a fact about the user changes one to three times through natural statements
-("I moved to Bangalore"), with filler between; the latest value wins.
+"""update: a fact about the user changes one to three times through natural statements ("We
+finally relocated to Lyon"), with noise and near-distractors before, between and after; the
+latest value wins.
 
-Some update templates do not repeat the slot's noun, so a reader must understand that "the
-movers dropped the last boxes off in Lyon" changes the home city.
+Each change comes in a later session, after the previous statement (sessions are hours to days
+apart), at a random point of that session. Some changes do not repeat the slot's
+noun, so a reader must understand that "the movers dropped the last boxes off in Lyon" changes
+the home city; those never follow someone else's statement directly.
 """
 
 from __future__ import annotations
@@ -10,39 +13,54 @@ from __future__ import annotations
 import random
 
 from . import noise
-from .common import BuildConfig, Conversation, even_between, split_total, value_aliases
+from .common import question_for, BuildConfig, Conversation, even_between, split_total, stratified
+from .forms import value_forms
 from .schema import Task
 from .slots import SLOTS
 
 NAME = "update"
-VERSION = 1
+VERSION = 2
+CHANGES = (1, 2, 3)
 
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
-    slot = rng.choice(SLOTS)
-    changes = rng.randint(1, 3)
-    total = even_between(rng, 6 * (changes + 1), config.max_noise)
-    # Gaps: before the first statement, between statements, and after the last one.
-    gaps = split_total(rng, total, changes + 2)
+    slot = stratified(config, NAME, index, SLOTS, "slot")
+    changes = stratified(config, NAME, index, CHANGES, "changes")
+    # Two turns before the first statement and after the last are kept for decoys; every gap
+    # between statements has at least one pair (the session changes in it).
+    reserved = 4 + 2 * changes
+    total = even_between(rng, min(config.max_noise, 6 * (changes + 1)), config.max_noise)
+    # The tail after the last change is drawn first and uniformly, so that the evidence sits
+    # anywhere in the conversation, not always late.
+    tail = even_between(rng, 0, total - reserved)
+    gaps = [g + 2 for g in split_total(rng, total - reserved - tail, changes + 1)] + [tail + 2]
+    # Each change happens in a later session that starts somewhere in the gap before it, with
+    # at least one pair after the break, where a decoy goes: the change is not the first value
+    # of its session.
+    breaks = [2 * rng.randint(0, gaps[step] // 2 - 1) for step in range(1, changes + 1)]
+    starts = [sum(gaps[:step]) // 2 for step in range(changes + 2)]
+    must = [range(gaps[0] // 2)] + [range(starts[step] + breaks[step - 1] // 2, starts[step + 1])
+                                    for step in range(1, changes + 1)]
     conv = Conversation(rng)
-    filler = noise.Filler(conv, total, noise.distractor_queue(conv, slot, rng.randint(1, 3), rng.randint(3, 5)))
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot), must=must, last_gap=True)
     filler.add(gaps[0])
-    turns = [conv.fact(rng.choice(slot.state).format(v=values[0]),
-                       {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]})]
+    turns = [conv.fact(rng.choice(slot.state),
+                       {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]},
+                       v=values[0])]
     for step, value in enumerate(values[1:], 1):
-        filler.add(gaps[step])
-        # Alternate noun-bearing and bare templates so both kinds are common.
-        bare = slot.update[len(slot.update) - slot.bare_updates:]
-        with_noun = slot.update[: len(slot.update) - slot.bare_updates]
-        template = rng.choice(bare if rng.random() < 0.5 else with_noun)
-        turns.append(conv.fact(template.format(v=value),
-                               {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}))
+        filler.add(breaks[step - 1])
+        conv.start_session()
+        filler.add(gaps[step] - breaks[step - 1])
+        bare = conv.previous_is_plain() and rng.random() < 0.5
+        template = rng.choice(slot.bare if bare else slot.update)
+        turns.append(conv.fact(template, {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user",
+                                          "value": value, "bare": bare}, v=value))
     filler.add(gaps[-1])
     answer = values[-1]
     return conv.task(
-        category=NAME, index=index, question=rng.choice(slot.question), answer=answer,
-        aliases=value_aliases(slot.kind, answer), slot=slot.name, evidence=[turns[-1]], stale=values[:-1],
+        category=NAME, index=index, question=question_for(rng, slot.question, [conv.turns[turns[-1]].content]), answer=answer,
+        aliases=list(value_forms(answer)[1:]), slot=slot.name, evidence=[turns[-1]], stale=values[:-1],
         distractors=noise.distractors_of(conv, slot.kind, set(values)), builder_version=VERSION,
         subject="user", question_kind="current", changes=changes,
     )
