@@ -524,11 +524,14 @@ def run_audit(tasks: Sequence[Task], margin: float = MARGIN) -> dict[str, Any]:
               "memory_score": memory_score(chance_cells)["value"]}
     rules: dict[str, Any] = {}
     flags: list[dict[str, Any]] = []
+    verdicts: list[dict[str, Any]] = [{} for _ in tasks]  # rules often agree: score each pick once
     for rule in RULES:
         pairs = []
-        for task, view in zip(tasks, views):
-            choice = rule.fn(view, corpus)
-            pairs.append((task, score(task, choice or "")))
+        for task, view, seen in zip(tasks, views, verdicts):
+            choice = rule.fn(view, corpus) or ""
+            if choice not in seen:
+                seen[choice] = score(task, choice)
+            pairs.append((task, seen[choice]))
         report = build_report(pairs)
         cells = {c: {"accuracy": report["categories"][c]["accuracy"], "correct": report["categories"][c]["correct"],
                      "n": report["categories"][c]["n"]} for c in present}
