@@ -362,11 +362,18 @@ class _Spec:
     kind: str | None
     relational: bool
     as_of_day: str | None
-    reversed_relation: re.Pattern[str] | None
+    subject: str | None
+    """The relational subject, normalised."""
 
 
 def _forms(values: Iterable[str]) -> set[tuple[str, ...]]:
-    return {tuple(f.split()) for v in values for f in map(normalize, value_forms(v)) if f}
+    return {form for v in values for form in _value_tokens(v)}
+
+
+@lru_cache(maxsize=16384)
+def _value_tokens(value: str) -> tuple[tuple[str, ...], ...]:
+    """Every form of `value`, normalised and split (values recur across tasks: cached)."""
+    return tuple(t for t in (tuple(normalize(f).split()) for f in value_forms(value)) if t)
 
 
 def _index(labels: dict[tuple[str, ...], int], base: Index | None = None) -> Index:
@@ -389,26 +396,30 @@ def _kind_index(kind: str | None) -> Index:
     return _index({f: OTHER for f in _forms(values_of_kind(kind)) if " ".join(f) not in COMMON_WORDS})
 
 
-_REVERSED = (
-    r"{s} (?:manages|managed|supervises|oversees|leads|heads|is in charge of|is above|is over|is boss of|"
-    r"is manager of) {a}",
-    r"{s} has {a} as (?:direct )?report",
-    r"{s} is {a} s (?:manager|boss|supervisor|superior|line manager|lead|head|skip level manager|skip level)",
-    r"{a} (?:reports|reported|report|answers) (?:directly )?to {s}",
-    r"{a} works? (?:for|under) {s}",
-    r"{a} is (?:managed|supervised|overseen|led) by {s}",
-    r"{a} s (?:manager|boss|supervisor|superior|line manager|lead|skip level manager|skip level) is {s}",
-    r"{a} is (?:under|below) {s}",
-    r"{a} is {s} s (?:direct )?(?:report|employee|subordinate)",
-)
+# Relation statements, boss first or employee first: "B manages E", "E reports to B", ...
+_NAME = r"(?<![^ ])(?P<{}>[^ |,/>]+)"
+_RELATIONS = tuple(re.compile(t.replace("B", _NAME.format("boss")).replace("E", _NAME.format("employee"))
+                              + "(?![^ ])") for t in (
+    r"B (?:manages|managed|supervises|oversees|leads|heads|is in charge of|is above|is over|is boss of|"
+    r"is manager of) E",
+    r"B has E as (?:direct )?report",
+    r"B is E s (?:manager|boss|supervisor|superior|line manager|lead|head|skip level manager|skip level)",
+    r"E (?:reports|reported|report|answers) (?:directly )?to B",
+    r"E works? (?:for|under) B",
+    r"E is (?:managed|supervised|overseen|led) by B",
+    r"E s (?:manager|boss|supervisor|superior|line manager|lead|skip level manager|skip level) is B",
+    r"E is (?:under|below) B",
+    r"E is B s (?:direct )?(?:report|employee|subordinate)",
+))
 
 
-def _reversal(subject: str, answers: Iterable[str]) -> re.Pattern[str]:
-    """Phrases that put the answer below the subject: the relation read backwards."""
-    s = re.escape(normalize(subject))
-    a = "(?:" + "|".join(sorted(map(re.escape, answers), key=len, reverse=True)) + ")"
-    alternatives = (t.replace("{s}", s).replace("{a}", a) for t in _REVERSED)
-    return re.compile("(?<![^ ])(?:" + "|".join(alternatives) + ")(?![^ ])")
+def _reversed(text: str, spec: _Spec) -> bool:
+    """Whether `text` states the relation backwards: the subject above the answer."""
+    for relation in _RELATIONS:
+        for match in relation.finditer(text):
+            if match["boss"] == spec.subject and match["employee"] in spec.answers:
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -420,16 +431,19 @@ def _spec(answers: tuple[str, ...], stale: tuple[str, ...], distractors: tuple[s
     kind = value_kind(answers[0])
     # A value the question names is not a rival answer (the relational subject).
     named = _forms([subject] if subject else [])
-    if question:
-        question_tokens = _tokens(question)
-        probe = _index({**labels, **{f: OTHER for f in answer_forms | named}}, _kind_index(kind))
-        named.update(tuple(question_tokens[start:end]) for start, end, _ in _scan(question_tokens, probe))
     labels.update((f, NAMED) for f in named)
     labels.update((f, ANSWER) for f in answer_forms)
-    flat = frozenset(" ".join(f) for f in answer_forms)
-    return _Spec(flat, _index(labels, _kind_index(kind)), kind, subject is not None,
+    index = _index(labels, _kind_index(kind))
+    if question:
+        question_tokens = _tokens(question)
+        asked = {tuple(question_tokens[start:end]) for start, end, label in _scan(question_tokens, index)
+                 if label not in (ANSWER, NAMED)}
+        if asked:
+            labels.update((f, NAMED) for f in asked)
+            index = _index(labels, _kind_index(kind))
+    return _Spec(frozenset(" ".join(f) for f in answer_forms), index, kind, subject is not None,
                  as_of_day.casefold() if as_of_day else None,
-                 _reversal(subject, flat) if subject and flat else None)
+                 " ".join(min(named, key=len)) if subject and named else None)
 
 
 def _scan(tokens: list[str], index: Index) -> list[tuple[int, int, int]]:
@@ -541,7 +555,7 @@ def _judge(text: str, spec: _Spec) -> Score:
         return _VERDICT["missing", stale]
     if rivals or hedged or (("or" in words or "/" in tokens) and _unknown_alternative(text, spec)):
         return _VERDICT["hedged", stale]
-    if spec.reversed_relation is not None and spec.reversed_relation.search(flat):
+    if spec.subject is not None and spec.subject in words and _reversed(flat, spec):
         return _VERDICT["missing", False]
     if len(words) > WORD_LIMIT:
         return _VERDICT["too_long", False]
