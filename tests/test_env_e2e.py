@@ -90,3 +90,32 @@ def test_memory_tool_mode_store_then_retrieve(tmp_path):
     tool_results = [m["content"] for r in requests for m in r["messages"] if m["role"] == "tool"]
     assert f"stored 'answer'" in " ".join(map(str, tool_results))
     assert any(str(c).strip() == tasks[0].answer for c in tool_results), tool_results
+
+
+def test_repeated_rollouts_through_score(tmp_path):
+    """`-r 3` on three tasks: one answered right every time, one wrong every time, one whose
+    rollouts disagree (2 right, 1 wrong). `memory-arena score` reads the eval's own output as
+    3 tasks x 3 rollouts, each task's accuracy the mean of its rollouts."""
+    from memory_arena.results import load_results
+    from memory_arena.verifier.metrics import format_report
+
+    tasks = core.select_tasks(core.make_settings(num_examples=3))
+    modes = ["right", "stale", "flip"]
+    entries = [script_entry(t, mode) for t, mode in zip(tasks, modes)]
+    with ScriptedServer(tmp_path / "server", entries) as server:
+        rollouts = run_vf_eval(server, tmp_path / "out", 3, {}, rollouts=3)
+    assert len(rollouts) == 9 and all(r.errors == [] for r in rollouts)
+    rewards = {t.id: sorted(r.reward for r in rollouts if r.task_id == t.id) for t in tasks}
+    assert rewards == {tasks[0].id: [1.0] * 3, tasks[1].id: [0.0] * 3, tasks[2].id: [0.0, 1.0, 1.0]}
+    [run] = load_results(tmp_path / "out")
+    report = run.report
+    assert (run.rollouts, report["n"], report["tasks"], report["rollouts_per_task"]) == (9, 9, 3, [3, 3])
+    by_category = {t.category: report["categories"][t.category] for t in tasks}
+    assert [by_category[t.category]["accuracy"] for t in tasks] == [1.0, 0.0, 0.6667]
+    assert all(cell["n"] == 1 and cell["rollouts"] == 3 for cell in by_category.values())
+    repeated = report["repeated"]
+    assert repeated["k"] == 3
+    assert [repeated["categories"][t.category]["pass_at_k"] for t in tasks] == [1.0, 0.0, 1.0]
+    assert [repeated["categories"][t.category]["all_k"] for t in tasks] == [1.0, 0.0, 0.0]
+    assert repeated["all"]["disagree"] == round(1 / 3, 4) and repeated["all"]["disagree_count"] == 1
+    assert "over 3 tasks x 3 rollouts" in format_report(report)

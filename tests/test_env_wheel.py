@@ -3,9 +3,11 @@ at run time, installs into a fresh virtual environment, and `load_environment()`
 the installed wheel; under verifiers 0.4, `vf-validate` runs the gold and no-op checks of
 the installed taskset.
 
-The fresh venv sees the test venv's site-packages (verifiers and its dependencies) through a
-`.pth` line, which adds that folder to `sys.path` without running the folder's own `.pth`
-files, so the checkout itself is not importable there: only the installed wheel is.
+The fresh venv sees the test venv's site-packages (verifiers and its dependencies, uv among
+them) through a `.pth` line, which adds that folder to `sys.path` without running the folder's
+own `.pth` files, so the checkout itself is not importable there: only the installed wheel is.
+Under 0.4, a real `vf-eval` from that venv, with no `uv` on PATH and the venv not activated,
+runs a rollout through the chat harness on the uv binary the package depends on.
 """
 
 from __future__ import annotations
@@ -101,3 +103,40 @@ def test_vf_validate_gold_and_noop(installed):
     assert summary["checks"]["noop"]["valid"] == 10, summary  # an untouched task is not already rewarded
     rows = [json.loads(line) for line in next(out_dir.rglob("results.jsonl")).read_text().splitlines()]
     assert {row["name"] for row in rows} >= {"recall-0000", "update-0000", "relational-0001"}
+
+
+def test_wheel_depends_on_uv(installed):
+    wheel, _, _ = installed
+    with zipfile.ZipFile(wheel) as zf:
+        (metadata,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [line for line in zf.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
+    assert any(line.split(":", 1)[1].strip().startswith("uv") for line in requires), requires
+
+
+@pytest.mark.skipif(verifiers_api() != "v1", reason="the chat harness of verifiers 0.4 runs through uv")
+def test_vf_eval_finds_uv_without_an_activated_venv(installed):
+    """PATH has no uv (a plain system PATH, the venv not activated) and HOME is empty, so
+    verifiers' fallback (`pip install --user uv`, or a download) would leave uv in
+    HOME/.local/bin: it must not be needed."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from vf_eval_runner import KEY_VAR, ScriptedServer, script_entry
+
+    from memory_arena.envs import core, vf_eval
+
+    _, python, tmp = installed
+    env = _clean_env()
+    env.update(PATH=os.pathsep.join(p for p in ("/usr/bin", "/bin") if Path(p).is_dir()), HOME=str(tmp / "home"),
+               **{KEY_VAR: "scripted-key"})
+    (tmp / "home").mkdir(exist_ok=True)
+    probe = subprocess.run(["sh", "-c", "command -v uv || true"], env=env, capture_output=True, text=True)
+    assert probe.stdout.strip() == "", "this test needs a PATH without uv"
+    tasks = core.select_tasks(core.make_settings(num_examples=1))
+    with ScriptedServer(tmp / "server", [script_entry(tasks[0], "right")]) as server:
+        cmd = vf_eval.command(server.url, "scripted", KEY_VAR, 1, {}, tmp / "out", vf_eval="vf-eval")
+        cmd = [str(python), "-c", "import sys; from verifiers.v1.cli.eval.main import main; sys.exit(main())", *cmd[1:]]
+        out = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-2000:])
+    (traces,) = (tmp / "out").rglob("traces.jsonl")
+    [rollout] = [vf_eval.v1_rollout(json.loads(line)) for line in traces.read_text().splitlines()]
+    assert rollout.errors == [] and rollout.reward == 1.0, rollout
+    assert not (tmp / "home" / ".local" / "bin" / "uv").exists()  # verifiers did not install its own

@@ -23,6 +23,7 @@ import verifiers.v1 as vf
 from pydantic import model_validator
 
 from memory_arena.envs import core
+from memory_arena.envs.v1_harness import uv_on_path
 from memory_arena.envs.v1_tools import MemoryState, MemoryToolset
 from memory_arena.systems import MemorySystem
 from memory_arena.tasks.schema import Task
@@ -178,6 +179,7 @@ class MemoryArenaTaskset(vf.Taskset[MemoryArenaTask, MemoryArenaTasksetConfig]):
         super().__init__(config)
         # Built here, once per environment; views of the taskset are shallow copies sharing it.
         self.memory_system = core.open_memory_system(config.settings())
+        uv_on_path()  # before the first chat program starts (see v1_harness)
 
     def load(self) -> Iterable[MemoryArenaTask]:
         settings = self.config.settings()
