@@ -52,8 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     result = run_audit(tasks)
     print(format_audit(result))
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:  # the audit takes a second: no need to check the path before it
+            sys.stderr.write(f"{PROG}: error: cannot write {args.json}: {exc.strerror or exc}\n")
+            return 2
         print(f"\nwrote {args.json}")
     return 1 if args.strict and result["flags"] else 0
 
