@@ -272,6 +272,7 @@ def test_cli_strict_fails_on_a_shortcut(tmp_path, capsys):
     (["--data", "somewhere", "--seed", "1"], "one or the other"),
     (["--data", "no/such/folder"], "no such dataset file"),
     (["--bogus"], "unrecognized arguments"),
+    (["--json", "."], "cannot write ."),
 ])
 def test_cli_bad_arguments_exit_2_with_one_line(args, message, capsys):
     from examples_audit import main  # noqa: PLC0415
