@@ -516,11 +516,17 @@ def run_audit(tasks: Sequence[Task], margin: float = MARGIN) -> dict[str, Any]:
     corpus = Corpus(tasks, views)
     present = [c for c in CATEGORIES if any(t.category == c for t in tasks)]
     expected: dict[str, float] = dict.fromkeys(present, 0.0)
+    variance: dict[str, float] = dict.fromkeys(present, 0.0)
     counts = Counter(t.category for t in tasks)
     for view in views:
-        expected[view.category] += 1 / len(view.candidates) if view.candidates else 0.0
+        p = 1 / len(view.candidates) if view.candidates else 0.0
+        expected[view.category] += p
+        variance[view.category] += p * (1 - p)
     chance_cells = {c: {"n": counts[c], "correct": expected[c]} for c in present}
+    # How far a rule with no edge (a hit with probability 1/candidates per task) strays from
+    # chance, one standard deviation: what separates a shortcut from luck at this size.
     chance = {"categories": {c: round(expected[c] / counts[c], 4) for c in present},
+              "sd": {c: round(math.sqrt(variance[c]) / counts[c], 4) for c in present},
               "memory_score": memory_score(chance_cells)["value"]}
     rules: dict[str, Any] = {}
     flags: list[dict[str, Any]] = []
@@ -545,13 +551,15 @@ def run_audit(tasks: Sequence[Task], margin: float = MARGIN) -> dict[str, Any]:
 
 
 def format_audit(result: dict[str, Any]) -> str:
-    """The audit as a fixed-width table, then one line per flagged cell."""
+    """The audit as a fixed-width table, then one line per flagged cell. Under chance, `1 s.d.`:
+    how far a rule with no edge strays from chance by luck alone at this many tasks."""
     cats = result["categories"]
     head = f"{'rule':<14}{'Memory':>8}" + "".join(f"{c[:7]:>9}" for c in cats)
     rows = [f"Shortcut audit over {result['n']} tasks: accuracy (%) of rules that read only turns and question",
             head, "-" * len(head)]
     chance = result["chance"]
     rows.append(f"{'chance':<14}{_pct(chance['memory_score']):>8}" + "".join(f"{_pct(chance['categories'][c]):>9}" for c in cats))
+    rows.append(f"{'  1 s.d.':<14}{'':>8}" + "".join(f"{_pct(chance['sd'][c]):>9}" for c in cats))
     for name, rule in result["rules"].items():
         rows.append(f"{name:<14}{_pct(rule['memory_score']):>8}"
                     + "".join(f"{_pct(rule['categories'][c]['accuracy']):>9}" for c in cats))

@@ -221,6 +221,7 @@ def test_chance_and_scoring():
     result = run_audit(tasks)
     assert result["chance"]["categories"] == dict.fromkeys(CATEGORIES, 0.5)
     assert result["chance"]["memory_score"] == 0.5
+    assert result["chance"]["sd"] == dict.fromkeys(CATEGORIES, 0.5)  # one task each, a coin flip
     assert result["rules"]["first"]["memory_score"] == 1.0 and result["rules"]["last"]["memory_score"] == 0.0
     flagged = {(f["rule"], f["category"]) for f in result["flags"]}
     assert ("first", "recall") in flagged and not any(rule == "last" for rule, _ in flagged)
