@@ -232,6 +232,8 @@ _BOSS = _task("Stefan", [], ["Sergei", "Rui"], category="relational", subject="T
               question="Who does Tobias report to?")
 _SKIP = _task("Jorge", [], ["Jovana", "Kasia"], category="relational", subject="Oksana",
               question="Who does Oksana's manager report to?")
+_TOP = _task("Mirela", [], ["Gabriel", "Bronwyn"], category="relational", subject="Ishaan",
+             question="If you follow Ishaan's reporting line all the way up, who is at the top?")
 _ON_CALL = _task("Nairobi", ["Omaha", "Chennai"], ["Havana"], category="temporal", as_of_day="Friday",
                  question="Which city was I in on Friday?")
 
@@ -270,6 +272,16 @@ LITERAL: tuple[tuple[dict[str, Any], str, bool], ...] = (
     (_SKIP, "Oksana reports to Jovana, who reports to Jorge, so Jorge.", RIGHT),
     (_SKIP, "Oksana -> Jovana -> Jorge", RIGHT),
     (_ON_CALL, "You were in Omaha on Monday and in Nairobi on Friday.", RIGHT),
+    (_TOP, "Ishaan reports to Gabriel, Gabriel to Bronwyn, and Bronwyn to Mirela.", RIGHT),
+    (_TOP, "Ishaan's manager is Gabriel, whose manager is Bronwyn, whose manager is Mirela.", RIGHT),
+    (_TOP, "Mirela is at the top of Ishaan's reporting line.", RIGHT),
+    (_BOSS, "Tobias reports to Stefan, not Sergei.", RIGHT),
+    (_CITY, "Based on our conversation, you currently live in **Reykjavik**. You mentioned moving there from Cologne.",
+     RIGHT),
+    (_CITY, "Cologne. Wait, no: Reykjavik.", RIGHT),
+    (_CITY, "Reykjavik, no doubt about it, not Cologne.", RIGHT),
+    (_FLOOR, "You're on the 19th floor now (you moved up from the 25th).", RIGHT),
+    (_JOB, "You work for Dovetail now; Riverstone was your previous employer.", RIGHT),
     (_ON_CALL, "On Friday you were in Nairobi, not Omaha.", RIGHT),
     # Wrong but scored right by scorer 1.x (issue 11).
     (_CITY, "It's not Reykjavik.", WRONG),
@@ -297,4 +309,10 @@ LITERAL: tuple[tuple[dict[str, Any], str, bool], ...] = (
     (_SKIP, "Oksana reports to Jovana, who reports to Jorge, so Jovana.", WRONG),
     (_SKIP, "Jorge reports to Oksana.", WRONG),
     (_ON_CALL, "You were in Nairobi on Thursday and Omaha on Friday.", WRONG),
+    (_BOSS, "Tobias reports to Sergei, not Stefan.", WRONG),
+    (_TOP, "Ishaan reports to Gabriel, who reports to Bronwyn.", WRONG),
+    (_CITY, "Reykjavik? Or Cologne?", WRONG),
+    (_CITY, "I'm not sure whether it's Reykjavik or Cologne.", WRONG),
+    (_CITY, "Reykjavik. No, Cologne.", WRONG),
+    (_ON_CALL, "On Friday you were in Omaha.", WRONG),
 )

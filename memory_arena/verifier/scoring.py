@@ -242,6 +242,7 @@ _POST_HISTORY_PAIRS = {("any", "more"): 4, ("no", "longer"): 3, ("at", "first"):
                        ("out", "of"): 3, ("isnt", "right"): 2}
 _HEDGES = {"maybe": 3, "perhaps": 3, "possibly": 3, "might": 2, "could": 2, "either": 2}
 _HEDGE_PAIRS = {("may", "be"): 1}
+_RETRACTIONS = frozenset((">", "then", "wait", "sorry", "actually", "correction"))
 _RELATIVE_PRONOUNS = frozenset(("which", "who", "whom", "that", "where"))
 _HISTORY_ADVERBS = frozenset(("previously", "before", "before that", "formerly", "originally", "at first",
                               "initially", "earlier", "in past", "until recently", "back then"))
@@ -256,7 +257,7 @@ _POST_STOPS = _MARKS | frozenset(("but", "now", "and", "so", "then", "whereas", 
                                   "however", "currently", "today", "actually", "still"))
 _WEEKDAYS = frozenset(d.casefold() for d in WEEKDAYS)
 _PEOPLE = frozenset(p.casefold() for p in PEOPLE)
-_CONCLUSIONS = frozenset(("so", "therefore", "thus", "hence", "meaning", "means", "making", ">"))
+_CONCLUSIONS = frozenset(("so", "therefore", "thus", "hence", "meaning", "means", "making", ">", "to"))
 _CONCLUSION_PAIRS = frozenset((("reports", "to"), ("report", "to"), ("reporting", "to"), ("manager", "is"),
                                ("boss", "is"), ("managed", "by"), ("works", "for"), ("answers", "to"),
                                ("top", "is")))
@@ -325,13 +326,14 @@ def _after_history_adverb(tokens: list[str], i: int) -> bool:
 
 
 def _followed_by_later_value(tokens: list[str], j: int, high: int) -> bool:
-    """'Cologne, then Reykjavik' / 'Cologne > Reykjavik': a value followed by then or an arrow
-    and another value is the earlier one."""
+    """'Cologne, then Reykjavik', 'Cologne > Reykjavik', 'Cologne. Wait, no: Reykjavik': a value
+    followed by then, an arrow or a retraction, and then another value, is the earlier one."""
     if high == len(tokens):
         return False
-    if tokens[j] == ",":
+    while j < high and tokens[j] in ("|", ","):
         j += 1
-    return j < high and (tokens[j] == ">" or tokens[j] == "then")
+    # A bare "no" retracts ("No, Reykjavik"); "no doubt" does not.
+    return j < high and (tokens[j] in _RETRACTIONS or (tokens[j] == "no" and tokens[j + 1] in _MARKS))
 
 
 def _someone_elses(pre: list[str], spec: "_Spec") -> bool:
