@@ -1,6 +1,6 @@
 """MemoryArena: a deterministic benchmark and RL environment for memory-state maintenance.
 
-The public entry point is `load_environment` (SPEC §9). For verifiers 0.4 (v1 API), `__all__`
+The public entry point is `load_environment` (docs/design.md, the environment). For verifiers 0.4 (v1 API), `__all__`
 also names the taskset, its default env and its chat harness, which verifiers resolves when
 loading the id `memory-arena`. Those three are imported on first access only, so
 `import memory_arena` stays cheap and needs nothing beyond the standard library.

@@ -1,4 +1,4 @@
-"""`load_environment` (SPEC §9): validate the arguments once, then hand them to the adapter
+"""`load_environment` (docs/design.md, the environment): validate the arguments once, then hand them to the adapter
 for the installed verifiers: the v1 Taskset API from 0.4 on, the classic API before.
 
 The module imports nothing from verifiers at import time, so `import memory_arena` stays

@@ -1,4 +1,4 @@
-"""The agent's memory tools (SPEC §9.3): store, retrieve and list notes, per rollout.
+"""The agent's memory tools (docs/design.md, the environment): store, retrieve and list notes, per rollout.
 
 Pure standard library. A `MemoryStore` wraps a plain dict that the caller owns (the classic
 environment keeps it in the rollout `state`, the v1 toolset in its per-rollout `State`), so

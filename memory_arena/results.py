@@ -67,7 +67,7 @@ class Run:
     format: str
     """One of FORMATS."""
     report: dict[str, Any] | None = None
-    """The SPEC §7 report (`build_report`) of a run with replies; None for a retrieval run."""
+    """The report (`build_report`) of a run with replies; None for a retrieval run."""
     bench: dict[str, Any] | None = None
     """The bench `summary.json` (`{system, k, metrics}`) of a retrieval run; else None."""
     rollouts: int = 0
@@ -87,7 +87,7 @@ class Run:
 
     @property
     def kind(self) -> str:
-        """`replies` (a SPEC §7 report) or `retrieval` (bench metrics)."""
+        """`replies` (a metrics report) or `retrieval` (bench metrics)."""
         return "replies" if self.report is not None else "retrieval"
 
     def caveats(self) -> list[str]:

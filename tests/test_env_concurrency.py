@@ -1,4 +1,4 @@
-"""Concurrent rollouts with memory tools stay isolated (SPEC §13), through the real `vf-eval`.
+"""Concurrent rollouts with memory tools stay isolated (docs/design.md, the environment), through the real `vf-eval`.
 
 Four rollouts run at once; each stores its own answer under the same key, "answer", then
 reads it back. The scripted server holds every reply to a store result until all four stores

@@ -1,4 +1,4 @@
-"""Memory-system delivery (SPEC §10) end to end through the real `vf-eval` CLI of the installed
+"""Memory-system delivery (docs/design.md, memory systems) end to end through the real `vf-eval` CLI of the installed
 verifiers (0.4 v1 or 0.3 classic) against the scripted server, which records every request.
 
 The scripted model answers only from what it is shown (`visible` mode: the answer if its text

@@ -1,4 +1,4 @@
-"""Streamed delivery with a bounded window (SPEC §9.3), end to end through the real `vf-eval`
+"""Streamed delivery with a bounded window (docs/design.md, the environment), end to end through the real `vf-eval`
 CLI of the installed verifiers against the scripted server, which records every request.
 
 The scripted agent follows its instructions as written: with tools, the built-in instructions

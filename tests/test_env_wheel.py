@@ -1,4 +1,4 @@
-"""Packaging (SPEC §9, Hub readiness): a wheel built from the repo carries everything needed
+"""Packaging (docs/design.md, the environment; Hub readiness): a wheel built from the repo carries everything needed
 at run time, installs into a fresh virtual environment, and `load_environment()` works from
 the installed wheel; under verifiers 0.4, `vf-validate` runs the gold and no-op checks of
 the installed taskset.

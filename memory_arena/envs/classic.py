@@ -168,7 +168,7 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
         return task, value, reason
 
     async def correct(self, state: vf.State, **kwargs: Any) -> float:
-        """The verifier's score (SPEC §6) of the final reply."""
+        """The verifier's score (docs/design.md, scoring) of the final reply."""
         return self._outcome(state)[1]
 
     def _label_metric(self, name: str):

@@ -1,5 +1,5 @@
-"""The environment's shared core (SPEC §9): settings, task selection, prompts, chunking,
-eviction and scoring glue. Standard library only; no verifiers import.
+"""The environment's shared core (docs/design.md, the environment): settings, task selection,
+prompts, chunking, eviction and scoring glue. Standard library only; no verifiers import.
 
 Both adapters (`classic` for verifiers 0.3.x, `v1` for 0.4.x) build everything the model sees
 from here, so the two versions send the same messages and score the same way.
@@ -15,7 +15,7 @@ Delivery modes:
 Eviction is a pure function of the message list (`evict`), so it is idempotent and the
 adapters can apply it to whatever transcript their framework keeps.
 
-With `memory_system` (SPEC §10) the conversation is not delivered at all: it is ingested into
+With `memory_system` (docs/design.md, memory systems) the conversation is not delivered at all: it is ingested into
 that memory system, and the model is shown the top `top_k` memories it returns for the
 question (each with its time), then the question. Retrieval happens where the prompts are
 built, once per task, so for a deterministic system the prompt is a pure function of

@@ -36,7 +36,7 @@ class MemoryArenaData(vf.TaskData):
     """One MemoryArena task as v1 wire data."""
 
     record: dict[str, Any]
-    """The task record (SPEC §3), as in the dataset files."""
+    """The task record (docs/design.md, the task record), as in the dataset files."""
     category: str
     delivery: str = "full"
     parts: list[str] = []
@@ -88,7 +88,7 @@ class MemoryArenaTask(vf.Task[MemoryArenaData, MemoryState, MemoryArenaTaskConfi
 
     @vf.reward(weight=1.0)
     async def correct(self, trace: vf.Trace) -> float:
-        """The verifier's score (SPEC §6) of the reply to the question."""
+        """The verifier's score (docs/design.md, scoring) of the reply to the question."""
         value, reason = self._outcome(trace)
         trace.info.update({"task_id": self.data.id, "category": self.data.category, "reason": reason})
         return value
