@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from memory_arena.systems import SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id
+from memory_arena.systems import (SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id,
+                                  url_problem)
 from memory_arena.systems.retrieval import percentile, score_ranking, summarise, turn_ranking
 from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
 from memory_arena.cli import positive_int
@@ -215,6 +216,9 @@ def parse_systems(text: str) -> list[str]:
             if not is_url(n) and n not in SYSTEMS:
                 raise ValueError(f"unknown memory system '{n}'; choose from {', '.join(SYSTEMS)}, all, "
                                  "or give an http:// URL of an Add/Search service")
+            problem = url_problem(n) if is_url(n) else None
+            if problem:
+                raise ValueError(f"'{n}' is not a usable URL: {problem}")
             if n not in out:
                 out.append(n)
     return out
@@ -222,8 +226,10 @@ def parse_systems(text: str) -> list[str]:
 
 def select_tasks(args: argparse.Namespace) -> list[Task]:
     categories = None
-    if args.categories:
-        categories = [c for arg in args.categories for c in arg.split(",") if c]
+    if args.categories is not None:
+        categories = [c.strip() for arg in args.categories for c in arg.split(",") if c.strip()]
+        if not categories:
+            raise ValueError(f"--categories needs at least one of {', '.join(CATEGORIES)}")
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown:
             raise ValueError(f"unknown category '{unknown[0]}'; choose from {', '.join(CATEGORIES)}")

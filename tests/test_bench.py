@@ -83,6 +83,13 @@ def test_same_system_same_tasks_gives_identical_scored_files(tmp_path, capsys):
     (["--system", "bm25", "--limit", "many"], "expected a positive integer, got 'many'"),
     (["--system", "http://127.0.0.1:9", "--api-key-env", "MA_BENCH_UNSET_KEY"], "environment variable is empty"),
     (["--k", "3"], "the following arguments are required: --system"),
+    # Found while hunting #17's class of bug: these were retried six times (about 8 s) as
+    # transport errors, or ran nothing and blamed the dataset.
+    (["--system", "http://"], "'http://' is not a usable URL: it has no host"),
+    (["--system", "grep,http://127.0.0.1:99999"], "its port is not a number from 1 to 65535"),
+    (["--system", "http://exa mple"], "white space"),
+    (["--system", "grep", "--categories", ""], "--categories needs at least one of"),
+    (["--system", "grep", "--categories", ","], "--categories needs at least one of"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MA_BENCH_UNSET_KEY", raising=False)

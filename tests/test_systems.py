@@ -35,6 +35,9 @@ def test_registry_builds_each_name_and_rejects_unknown():
     assert len(SYSTEMS) == len(set(SYSTEMS))
     with pytest.raises(ValueError, match="unknown memory system 'nope'"):
         build_system("nope")
+    for url in ("http://", "https://:80", "http://host:0", "http://host:70000", "http://ho st"):
+        with pytest.raises(ValueError, match="is not a usable URL"):
+            build_system(url)
     for name in SYSTEMS:  # last: skips here where an extra is missing
         assert built(name).name == name
 

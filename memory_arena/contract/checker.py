@@ -22,9 +22,9 @@ import random
 import sys
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from memory_arena.contract.client import check_add_response, check_search_response
+from memory_arena.systems import url_problem
 from memory_arena.systems.extras import MissingExtra, require
 
 
@@ -414,9 +414,9 @@ def run(args: argparse.Namespace) -> int:
 
     for flag in ("add", "search", "health"):
         url = getattr(args, flag)
-        if url is not None and not _is_http_url(url):
-            return usage(f"--{flag} must be an http:// or https:// URL with a host (and a port from 1 to 65535), "
-                         f"got {url!r}")
+        problem = None if url is None else url_problem(url)
+        if problem:
+            return usage(f"--{flag} must be an http:// or https:// URL ({problem}), got {url!r}")
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env, "")
@@ -442,11 +442,3 @@ def run(args: argparse.Namespace) -> int:
     print(format_report(results))
     return 0 if all(r.passed for r in results) else 1
 
-
-def _is_http_url(url: str) -> bool:
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # raises ValueError for a port that is not a number from 0 to 65535
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and port != 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
+from urllib.parse import urlsplit
 
 from memory_arena.systems.base import Memory, MemorySystem, Message
 from memory_arena.systems.extras import MissingExtra, require
@@ -40,11 +41,31 @@ def is_url(name: str) -> bool:
     return name.startswith(("http://", "https://"))
 
 
+def url_problem(url: str) -> str | None:
+    """What keeps `url` from being the address of a service, or None: checked up front, so
+    that "http://" or a port of 99999 is a usage error and not six retried requests."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError unless a number from 0 to 65535
+    except ValueError:
+        return "its port is not a number from 1 to 65535"
+    if parts.scheme not in ("http", "https"):
+        return "it does not start with http:// or https://"
+    if not parts.hostname or any(c.isspace() for c in url):
+        return "it has no host, or white space in it"
+    if port == 0:
+        return "its port is not a number from 1 to 65535"
+    return None
+
+
 def check_name(name: Any) -> None:
-    """Raise ValueError naming the choices unless `name` is a registry name or a URL."""
+    """Raise ValueError naming the choices unless `name` is a registry name or a usable URL."""
     if not isinstance(name, str) or not (is_url(name) or name in SYSTEMS):
         raise ValueError(f"unknown memory system {name!r}; choose from {', '.join(SYSTEMS)} "
                          "or give an http:// URL of an Add/Search service")
+    problem = url_problem(name) if is_url(name) else None
+    if problem:
+        raise ValueError(f"memory system {name!r} is not a usable URL: {problem}")
 
 
 def build_system(name: str, **kw: Any) -> MemorySystem:
@@ -65,4 +86,4 @@ def build_system(name: str, **kw: Any) -> MemorySystem:
 
 
 __all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "MissingExtra", "build_system", "check_name", "ingest_task", "is_url",
-           "retrieve_for_task", "task_sessions", "task_user_id"]
+           "retrieve_for_task", "task_sessions", "task_user_id", "url_problem"]
