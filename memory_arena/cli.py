@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Callable, Sequence
 
@@ -74,7 +75,15 @@ def main(argv: list[str] | None = None) -> int:
         sp = UsageParser(prog=f"memory-arena {argv[0]}", description=SUBCOMMANDS[argv[0]][1])
         module.configure(sp)
         args = sp.parse_args(argv[1:])
-        return int(module.run(args) or 0)
+        try:
+            return int(module.run(args) or 0)
+        except KeyboardInterrupt:  # Ctrl-C during a long bench or check: no traceback
+            sys.stderr.write(f"memory-arena {argv[0]}: interrupted\n")
+            return 130
+        except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+            # Point stdout at /dev/null so that the flush at exit does not fail a second time.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
     parser.parse_args(argv)  # prints help / the usage error for an unknown command
     return 2
 

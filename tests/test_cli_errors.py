@@ -100,3 +100,18 @@ def test_run_offline_json_into_a_new_folder_still_works(tmp_path: Path) -> None:
     proc = run(str(REPO / "examples" / "run_offline.py"), "--baselines", "hedge", "--json", "new/x.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert set(json.loads((tmp_path / "new" / "x.json").read_text())) == {"hedge"}
+
+
+# -- interrupted and cut-off runs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("raised, code, message", [
+    ("KeyboardInterrupt", 130, "memory-arena bench: interrupted\n"),
+    ("BrokenPipeError", 1, ""),
+])
+def test_ctrl_c_and_a_closed_pipe_are_not_tracebacks(raised: str, code: int, message: str) -> None:
+    # Found while hunting #17's class of bug: Ctrl-C in a long bench, or `memory-arena ... | head`,
+    # ended in a traceback.
+    script = (f"import memory_arena.bench as bench\ndef run(args):\n    print('partial output')\n    raise {raised}()\n"
+              "bench.run = run\nfrom memory_arena.cli import main\nraise SystemExit(main(['bench', '--system', 'grep']))")
+    proc = run("-c", script)
+    assert (proc.returncode, proc.stderr) == (code, message)
