@@ -177,6 +177,13 @@ def main() -> int:
             url = args.url.rstrip("/")
             if urlsplit(url).hostname not in LOOPBACK:
                 parser.error("--url must be a loopback address (127.0.0.1, localhost, ::1)")
+            import httpx
+
+            try:  # one clear line rather than a traceback from every client
+                httpx.get(f"{url}/health", timeout=5.0)
+            except httpx.TransportError as exc:
+                sys.stderr.write(f"load_server.py: error: cannot connect to {url}: {exc}\n")
+                return 1
         else:
             argv = [sys.executable, "-m", "memory_arena.cli", "serve", "--port", "0",
                     "--db", str(Path(tmp) / "load.sqlite3"), "--backend", args.backend]

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_arena.tasks.schema import CATEGORIES, load_tasks  # noqa: E402
+from memory_arena.tasks.schema import CATEGORIES, DatasetError, load_tasks  # noqa: E402
 
 PER_MESSAGE = 4
 
@@ -33,7 +33,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None, help="dataset folder (default: shipped)")
     args = parser.parse_args()
-    tasks = load_tasks(args.data)
+    try:
+        tasks = load_tasks(args.data)
+    except DatasetError as exc:
+        parser.error(str(exc))
     print(f"{'category':<14}{'tasks':>6}{'messages':>10}{'tokens (chars/4)':>18}{'tokens (words*4/3)':>20}{'max per task':>14}")
     totals = [0, 0, 0, 0]
     for category in CATEGORIES:

@@ -32,6 +32,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=40, help="passes over the 500 tasks x 5 replies (default 40)")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     tasks = load_tasks()
     pairs = [(t, r) for t in tasks for r in reply_mix(t)]
     for t, r in pairs:  # warm the per-task caches, as any real run would

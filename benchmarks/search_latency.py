@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory_arena.systems import build_system  # noqa: E402
+from memory_arena.systems import MissingExtra, build_system, check_name  # noqa: E402
 from memory_arena.systems.base import Message  # noqa: E402
 from memory_arena.systems.retrieval import percentile  # noqa: E402
 from memory_arena.tasks.schema import CATEGORIES, load_tasks  # noqa: E402
@@ -88,6 +88,12 @@ def main() -> int:
     args = parser.parse_args()
     if min(args.turns, args.searches, args.rebuilds, args.k) < 1:
         parser.error("--turns, --searches, --rebuilds and --k must be positive")
+    names = [n.strip() for n in args.systems.split(",") if n.strip()]
+    for name in names:
+        try:
+            check_name(name)
+        except ValueError as exc:
+            parser.error(str(exc))
     sessions, questions = history(args.turns)
     turns = sum(len(m) for _, m in sessions)
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores; one user, {turns} turns "
@@ -96,8 +102,12 @@ def main() -> int:
              f"{'Add(20) p50 ms':>16}{'target p50':>12}{'met':>5}"
     print(header)
     print("-" * len(header))
-    for name in [n.strip() for n in args.systems.split(",") if n.strip()]:
-        r = measure(name, sessions, questions, args.searches, args.rebuilds, args.k)
+    for name in names:
+        try:
+            r = measure(name, sessions, questions, args.searches, args.rebuilds, args.k)
+        except (MissingExtra, RuntimeError) as exc:  # an extra not installed, a model that cannot be built
+            sys.stderr.write(f"search_latency.py: error: {exc}\n")
+            return 1
         target = TARGETS_MS.get(name)
         met = "" if target is None else ("yes" if r["warm_p50"] < target else "NO")
         print(f"{name:<14}{r['warm_p50']:>15.3f}{r['warm_p95']:>15.3f}{r['first_p50']:>22.3f}"

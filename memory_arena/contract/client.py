@@ -238,7 +238,7 @@ class ContractClient:
             retry_after = None
             try:
                 response = self._http.post(url, content=content, headers=self._headers)
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:  # transport failures, and a body that cannot be decoded
                 last, status, text = f"{type(exc).__name__}: {exc}", None, None
             else:
                 status, text = response.status_code, response.text
