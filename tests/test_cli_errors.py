@@ -115,3 +115,15 @@ def test_ctrl_c_and_a_closed_pipe_are_not_tracebacks(raised: str, code: int, mes
               "bench.run = run\nfrom memory_arena.cli import main\nraise SystemExit(main(['bench', '--system', 'grep']))")
     proc = run("-c", script)
     assert (proc.returncode, proc.stderr) == (code, message)
+
+
+def test_the_readme_errors_table_names_every_command() -> None:
+    from memory_arena.cli import SUBCOMMANDS
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Errors"):]
+    section = section[:section.index("\n## ")]
+    rows = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
+    expected = {"generator.py", *(f"memory-arena {name}" for name in SUBCOMMANDS),
+                *(f"examples/{p.name}" for p in (REPO / "examples").glob("*.py"))}
+    assert rows == expected
