@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("bm25s")
 
-from memory_arena.systems import build_system, ingest_task  # noqa: E402
+from memory_arena.systems import build_system, ingest_task, task_user_id  # noqa: E402
 from memory_arena.systems import hybrid  # noqa: E402
 from memory_arena.systems.store import Record, UserLog  # noqa: E402
 from memory_arena.tasks.schema import Task, Turn  # noqa: E402
@@ -75,7 +75,7 @@ def test_dense_ranks_by_cosine_of_the_static_embeddings(encoder):
     system = build_system("dense")
     task = pet_task()
     ingest_task(system, task)
-    got = system.search(task.id, task.question, 6)
+    got = system.search(task_user_id(task), task.question, 6)
     assert got[0]["content"] == "We adopted a golden retriever puppy."  # no content word in common
     vectors = encoder.encode([t.content for t in task.turns])
     query = encoder.encode([task.question])[0]
@@ -100,7 +100,7 @@ def test_hybrid_follows_the_fusion_of_dense_and_bm25(encoder, monkeypatch):
     for name in ("dense", "bm25"):
         system = build_system(name)
         ingest_task(system, task)
-        ranks[name] = {m["created_at"]: r for r, m in enumerate(system.search(task.id, task.question, 10), 1)}
+        ranks[name] = {m["created_at"]: r for r, m in enumerate(system.search(task_user_id(task), task.question, 10), 1)}
     fused = {ts: 1.0 / (60 + ranks["dense"][ts]) + (0.5 / (60 + ranks["bm25"][ts]) if ts in ranks["bm25"] else 0.0)
              for ts in ranks["dense"]}
     order = sorted(fused, key=lambda ts: (-fused[ts], -ts))
@@ -109,4 +109,4 @@ def test_hybrid_follows_the_fusion_of_dense_and_bm25(encoder, monkeypatch):
     expected = [seed, *sorted(same_session), *(ts for ts in order[1:] if ts not in same_session)]
     system = build_system("hybrid")
     ingest_task(system, task)
-    assert [m["created_at"] for m in system.search(task.id, task.question, 10)] == expected
+    assert [m["created_at"] for m in system.search(task_user_id(task), task.question, 10)] == expected
