@@ -97,6 +97,7 @@ class Conversation:
         self.noise_turns = 0
         self.user_lines: set[str] = set()  # no user line twice in a conversation
         self.used: set = set()  # templates used (see `fresh`)
+        self.room = 0  # filler pairs still to come, for decoys that span several pairs
         self.session = 0
         self.clock = EPOCH_MS + rng.randrange(104) * 7 * DAY_MS + 9 * HOUR_MS
         self._session_gap = session_gap
@@ -119,8 +120,9 @@ class Conversation:
             # between two sessions is plausible, and a long pause is no sign that a fact changed.
             self.clock += self.rng.randint(DAY_MS, 14 * DAY_MS)
 
-    def _break_session(self) -> None:
-        # Long conversations span several sessions, so an Add/Search ingest sees realistic boundaries.
+    def new_session(self) -> None:
+        """A session break (a day or more later), the next one again some turns away. Long
+        conversations span several sessions, so an Add/Search ingest sees realistic boundaries."""
         self.start_session()
         self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
 
@@ -133,7 +135,7 @@ class Conversation:
         tells which user turns matter. (Written flat: long-horizon sets call it millions of times.)"""
         turns = self.turns
         if self._next_break is not None and len(turns) >= self._next_break:
-            self._break_session()
+            self.new_session()
         self.user_lines.add(user)
         if assistant is None:
             user = frame(self.rng, user)
@@ -200,21 +202,24 @@ class Conversation:
                     turns=tuple(self.turns), question=question, answer=answer, aliases=tuple(aliases), meta=meta)
 
 
-LEADS = ("By the way, ", "Oh, and ", "So, ", "Also, ", "Anyway, ", "Just so you know, ", "Okay, ")
-TAILS = (" Just thought I'd mention it.", " Anyway.", " Long day.", " Funny how things go.", " That's all for now.")
+LEADS = ("By the way, ", "Oh, and ", "So, ", "Also, ", "Anyway, ", "Just so you know, ", "Okay, ", "Right, ",
+         "Random, but ", "Oh, before I forget: ", "Quick one: ", "Funny thing: ", "Well, ", "Hmm, ", "Side note: ",
+         "Small thing: ")
+TAILS = (" Just thought I'd mention it.", " Anyway.", " Long day.", " Funny how things go.", " That's all for now.",
+         " Anyway, enough about that.", " Just so you know!", " Ha.", " Such is life.", " Oh well.",
+         " That's the news, I guess.", " Wild, right?", " Back to work now.", " Sorry, random.", " Moving on!")
 _PROPER = frozenset(w for pool in (PEOPLE, CITIES, PETS, COMPANIES, CARS, MONTHS, WEEKDAYS) for v in pool for w in v.split())
 
 
 def frame(rng: random.Random, text: str) -> str:
-    """A statement as the user says it: sometimes opened with a lead-in ("By the way, ") or closed
-    with an aside. One rule for every user statement, fact or filler, so that a statement's
-    length and punctuation say nothing about whether it matters."""
-    draw = rng.random()
-    if draw < 0.25:
+    """A statement as the user says it: often opened with a lead-in ("By the way, ") and/or
+    closed with an aside. One rule for every user statement, fact or filler, so that a
+    statement's length and punctuation say nothing about whether it matters."""
+    if rng.random() < 0.35:
         first = text.split(" ", 1)[0].rstrip(",.:;!?")
         keep = first == "I" or first.startswith("I'") or first.split("'")[0] in _PROPER
         text = pick(rng, LEADS) + (text if keep else text[:1].lower() + text[1:])
-    elif draw < 0.4:
+    if rng.random() < 0.3:
         text += pick(rng, TAILS)
     return text
 
@@ -230,12 +235,12 @@ def content_words(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _FUNCTION_WORDS}
 
 
-def question_for(rng: random.Random, templates: tuple[str, ...], evidence: list[str]) -> str:
+def question_for(rng: random.Random, templates: tuple[str, ...], evidence: list[str], ignore: set[str] = frozenset()) -> str:
     """A question template sharing no content word with the evidence turns, if the slot has one:
     otherwise "the turn that shares most words with the question" would find the evidence, and
     that is retrieval by surface, not memory. (Decoys may share words with it: they then draw
-    such a rule away.)"""
-    said = set().union(*(content_words(text) for text in evidence))
+    such a rule away.) Words of `ignore` (the asked person's name) do not count."""
+    said = set().union(*(content_words(text) for text in evidence)) - content_words(" ".join(ignore))
     apart = [t for t in templates if not content_words(t) & said]
     return rng.choice(apart or templates)
 

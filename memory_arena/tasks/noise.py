@@ -27,6 +27,8 @@ from .vocab import CHORES, FOODS, HOBBIES, RELATIVES, SHOWS, TOPICS, WEATHER, WE
 # `{a}` and `{b}` are values of the kind; a template with `{b}` mentions two.
 MENTIONS: dict[str, tuple[tuple[str, str | None], ...]] = {
     "city": (
+        ("{a} looks lovely in photos.", None),
+        ("The food in {a} is amazing.", None),
         ("A friend sent me a postcard from {a}.", None),
         ("I read a long article about the food scene in {a}.", None),
         ("I'm torn between {a} and {b} for a long weekend.", None),
@@ -35,40 +37,54 @@ MENTIONS: dict[str, tuple[tuple[str, str | None], ...]] = {
         ("There's a documentary about the old markets of {a}.", None),
     ),
     "pet": (
+        ("Saw a cat called {a}.", None),
+        ("{a} is such a cute name.", None),
         ("At the park I met a poodle called {a}.", None),
         ("The café downstairs has a cat named {a} that sleeps on the counter.", None),
         ("Can you give me a cute name for a hamster?", "How about {a}? Or {b}, if you want something sillier."),
         ("The rescue shelter posted photos of two puppies, {a} and {b}.", None),
     ),
     "company": (
+        ("{a} is hiring again.", None),
+        ("{a} had bad press today.", None),
         ("I saw a billboard for {a} on the train.", None),
         ("There's a talk by someone from {a} next week.", None),
         ("Who makes good project management tools?", "{a} has a popular one, and {b} is catching up."),
         ("I read that {a} is merging with {b}.", None),
     ),
     "date": (
+        ("The fair opens on {a}.", None),
+        ("Payday is on {a}.", None),
         ("The library book is due back on {a}.", None),
         ("There's a street festival on {a}.", None),
         ("Tickets for the concert on {a} sold out, but there's another one on {b}.", None),
         ("When does spring cleaning season start?", "Many people aim for {a}, but any sunny weekend works."),
     ),
     "floor": (
+        ("The café is on the {a} floor.", None),
+        ("The lift skips the {a} floor.", None),
         ("The post room in our office building is on the {a} floor.", None),
         ("The conference room we booked is on the {a} floor.", None),
         ("The café in the mall moved from the {a} floor to the {b} floor.", None),
     ),
     "number": (
+        ("Bus {a} was late again.", None),
+        ("Our table number was {a}.", None),
         ("The bus I take to the market is the number {a}.", None),
         ("The coat check gave me ticket number {a}.", None),
         ("The hotel gave us room {a}, then moved us to {b}.", None),
         ("The pharmacy queue ticket said {a}.", None),
     ),
     "car": (
+        ("A {a} cut me off today.", None),
+        ("I like the new {a}.", None),
         ("I rented a {a} on holiday once.", None),
         ("Which is more reliable, a {a} or a {b}?", "Both have good records; check the service history more than the badge."),
         ("A {a} was parked across two spaces at the supermarket.", None),
     ),
     "person": (
+        ("{a} says hello.", None),
+        ("{a} called me earlier.", None),
         ("I had coffee with {a} this morning.", None),
         ("{a} lent me a great book about gardening.", None),
         ("{a} sent me a funny video of a goat.", None),
@@ -118,13 +134,13 @@ def typed_mention(kind: str) -> Decoy:
     return make
 
 
-def other_person(conv: Conversation, slot: Slot) -> str:
+def other_person(conv: Conversation, slot: Slot | None = None) -> str:
     """Someone else, as a template's `{who}`: a relative ("my sister") or a name (logged as a
     person mention). Never a member of the user's household where their value would
     contradict the user's own (`Slot.no_cohabitants`)."""
     rng = conv.rng
-    if rng.random() < 0.6:
-        relatives = [r for r in RELATIVES if not (slot.no_cohabitants and r in COHABITANTS)]
+    if rng.random() < 0.4:
+        relatives = [r for r in RELATIVES if not (slot is not None and slot.no_cohabitants and r in COHABITANTS)]
         return f"my {rng.choice(relatives)}"
     return conv.draw("person")
 
@@ -142,21 +158,37 @@ def someone_else(slot: Slot) -> Decoy:
 
 
 def someone_else_corrected(slot: Slot) -> Decoy:
-    """Someone else's value stated, then corrected in the next user turn with the very words the
-    user corrects their own facts with ("Actually it's {new}, not {old}."), so that the form of a
-    correction does not point at the evidence. The corrected value is the only one of its kind
-    in the turn before, so a careful reader knows whose value is corrected."""
+    """Someone else's value stated, then corrected right after in each of the forms the user
+    corrects their own facts with (a direct correction, "scratch that", a correction of the
+    assistant's recap, a correction of a correction), in the very same words, so that the form
+    of a correction does not point at the evidence. Each corrected value is the only one of its
+    kind in the turn before, so a careful reader knows whose value is corrected."""
 
     def make(conv: Conversation) -> int:
         rng = conv.rng
         who = other_person(conv, slot)
-        old, new = conv.draw(slot.kind), conv.draw(slot.kind)
-        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=old)
-        _log_other(conv, turn, slot, who, old)
-        template = rng.choice(corrections.SCRATCH + corrections.DIRECT + corrections.AGAIN)
-        turn = conv.say(corrections.fill(slot, template, new, old, noun=slot.other_noun.format(who=who)), noise=True)
-        conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": new})
-        return 1
+        noun = slot.other_noun.format(who=who)
+        values = [conv.draw(slot.kind), conv.draw(slot.kind)]
+        # Only forms that fit in the filler still to come (`conv.room` pairs), so that no
+        # conversation runs past its noise budget.
+        fits = [f for f, extra in (("direct", 1), ("scratch", 1), ("restatement", 2), ("double", 2)) if extra <= conv.room]
+        if not fits:
+            someone_else(slot)(conv)
+            return 0
+        form = rng.choice(fits)
+        if form == "double":
+            values.append(conv.draw(slot.kind))
+        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=values[0])
+        _log_other(conv, turn, slot, who, values[0])
+        if form == "restatement":
+            conv.pair(corrections.fill(slot, rng.choice(corrections.RECAP_ASK), noun=noun),
+                      corrections.fill(slot, rng.choice(corrections.RECAP_SAY), old=values[0]), noise=True)
+        pools = {"direct": (corrections.DIRECT,), "scratch": (corrections.SCRATCH,), "restatement": (corrections.RECAP_FIX,),
+                 "double": (corrections.DIRECT, corrections.AGAIN)}[form]
+        for step, pool in enumerate(pools, 1):
+            turn = conv.say(corrections.fill(slot, rng.choice(pool), values[step], values[step - 1], noun=noun), noise=True)
+            conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": values[step]})
+        return len(pools) + (form == "restatement")
 
     return make
 
@@ -180,11 +212,11 @@ def user_decoy(slot: Slot, role: str) -> Decoy:
 
 
 def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0) -> list[Decoy]:
-    """Near-distractors of every role for one task, in a random order: one to three of someone
+    """Near-distractors of every role for one task, in a random order: two to four of someone
     else's statements, one or two of the user's other slots, one or two musings, two to four typed
     mentions, and `fixes` corrections of someone else's value."""
     rng = conv.rng
-    queue = ([someone_else(slot) for _ in range(rng.randint(1, 3))]
+    queue = ([someone_else(slot) for _ in range(rng.randint(2, 4))]
              + [user_decoy(slot, "sibling") for _ in range(rng.randint(1, 2))]
              + [user_decoy(slot, "musing") for _ in range(rng.randint(1, 2))]
              + [typed_mention(slot.kind) for _ in range(rng.randint(2, 4))]
@@ -196,28 +228,32 @@ def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0) -> list[Decoy
 class Filler:
     """The filler of one conversation, handed out gap by gap (`gaps`: turns before the first
     fact, between facts, after the last). The queued decoys go to pair positions drawn up front:
-    one to three in each range of `must` (default: the first gap), a uniform number in the last gap
+    one to three (or a given count) in each range of `must` (default: the first gap), a uniform number in the last gap
     (by default, or with `last_gap`), the rest anywhere, so that the evidence is neither the first nor the last value
     of its kind."""
 
-    def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list[range] | None = None,
+    def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list | None = None,
                  last_gap: bool = False):
         rng = conv.rng
         pairs = sum(gaps) // 2
         self.conv = conv
         self.queue = queue[:max(0, pairs - 1)]
+        self.pairs = pairs
         self.skip = 0
         chosen: set[int] = set()
         if must is None or last_gap:
-            # How many decoys follow the last fact is drawn uniformly, so that the evidence's
-            # rank among the value-bearing turns says nothing either.
-            last = range(pairs - gaps[-1] // 2, pairs - 1)
-            after = min(len(last), rng.randint(1, max(1, len(self.queue) - 1)), len(self.queue))
-            chosen.update(rng.sample(last, after))
             must = [range(gaps[0] // 2)] if must is None else must
+            # How many decoys follow the last fact is drawn uniformly, so that the evidence's
+            # rank among the value-bearing turns says nothing either; one is kept for each
+            # range of `must`.
+            last = range(pairs - gaps[-1] // 2, pairs - 1)
+            after = min(len(last), rng.randint(1, max(1, len(self.queue) - len(must))), len(self.queue))
+            chosen.update(rng.sample(last, after))
         for edge in must:
+            # A range given as (range, count) takes `count` decoys; else one to three.
+            edge, count = edge if isinstance(edge, tuple) else (edge, rng.randint(1, 3))
             free = [p for p in edge if p not in chosen]
-            chosen.update(rng.sample(free, min(len(free), rng.randint(1, 3), len(self.queue) - len(chosen))))
+            chosen.update(rng.sample(free, min(len(free), count, len(self.queue) - len(chosen))))
         # Never the very last pair: a decoy that spans two pairs would run past the budget.
         rest = [p for p in range(pairs - 1) if p not in chosen]
         chosen.update(rng.sample(rest, max(0, min(len(rest), len(self.queue) - len(chosen)))))
@@ -230,6 +266,7 @@ class Filler:
             if self.skip:  # the pair was used by a decoy that spans two pairs
                 self.skip -= 1
             elif self.position in self.positions:
+                self.conv.room = self.pairs - self.position - 1
                 self.skip = self.queue.pop()(self.conv) or 0
             else:
                 small_talk(self.conv)

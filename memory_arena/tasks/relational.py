@@ -15,7 +15,7 @@ import random
 from collections import Counter
 
 from . import noise
-from .common import BuildConfig, Conversation, even_between, split_total, stratified
+from .common import BuildConfig, question_for, Conversation, even_between, split_total, stratified
 from .schema import Task
 from .vocab import FOODS
 
@@ -25,22 +25,27 @@ KINDS = ("manager", "skip_level", "top")
 MAX_REPORTS = 2
 """Direct reports per manager."""
 
-EDGE = ("{e} reports to {m}.", "{m} is {e}'s manager.", "{e}'s manager is {m}.", "{m} manages {e}.",
+EDGE = ("{e} reports to {m}.", "{m} is {e}'s manager.", "{e}'s manager is {m}.", "{m} manages {e} at work.",
         "{e} works directly under {m}.", "{m} has {e} as a direct report.",
-        "On our org chart, {e} sits right below {m}.", "{e}'s boss is {m}.")
-EDGE_INTRO = ("Some context on my new team at work: ", "Still learning who is who at work. ", "", "", "")
+        "On our org chart, {e} sits right below {m}.", "{e}'s boss is {m}.", "{m} is the manager of {e}.",
+        "Directly under {m} on our org chart sits {e}.")
+"""Half the templates name the manager last and half the employee, so that "the name at the end of a
+reporting line" is not a manager more often than not."""
 QUESTIONS = {
-    "manager": ("Who is {p}'s direct manager?", "Who does {p} report to?"),
+    "manager": ("Who is {p}'s direct manager?", "Who does {p} report to?", "Who is one level above {p}?",
+                "Whose team is {p} on?", "Who is {p}'s line manager?"),
     "skip_level": ("Who is {p}'s skip-level manager, that is, their manager's manager?",
-                   "Who does {p}'s manager report to?"),
+                   "Who does {p}'s manager report to?", "Who is two levels above {p}?"),
     "top": ("Who is at the top of {p}'s reporting chain?",
-            "If you follow {p}'s reporting line all the way up, who is at the top?"),
+            "If you follow {p}'s reporting line all the way up, who is at the top?",
+            "Who heads the part of the org chart that {p} is in?"),
 }
 CHART_SMALL_TALK = ("{n} is on holiday.", "{n} fixed the printer.", "{n} brought a puppy to the office.",
                     "{n} won the office pub quiz.", "{n} has started learning the cello.", "{n} cycles to work in any weather.",
                     "{n} made {food} for the whole team.", "{n} is back from a hiking trip.",
                     "{n} brought homemade {food} to the team lunch.", "{n} is running a marathon next month.",
-                    "{n} recommended {food} at the new canteen.", "Still learning who is who at work. {n} is the one who bakes.")
+                    "{n} recommended {food} at the new canteen.", "{n} hates mornings.",
+                    "{n} collects stamps.", "{n} knits beautifully.")
 PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat {m} at darts.",
                    "{n} and {m} went to the same school.", "{n} lent {m} an umbrella this morning.",
                    "{n} and {m} are training for a charity bike ride.", "{n} taught {m} how to make {food}.",
@@ -48,7 +53,14 @@ PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat
                    "{n} and {m} both forgot the office party hats.", "{n} gave {m} a lift to the station.",
                    "{n} and {m} got stuck in the lift for ten minutes.", "{n} and {m} are organising the team quiz.",
                    "{n} sat next to {m} at the all-hands and they argued about {food} the whole time.",
-                   "Some context on my new team at work: {n} and {m} share a car to the office.")
+                   "{n} and {m} share a car to the office.", "{n} and {m} lunch together.", "{n} teased {m}.")
+
+
+ELSEWHERE = ("At {who}'s company, {e} reports to {m}.", "{who} says that at their office {m} manages {e}.",
+             "In {who}'s team, {e}'s boss is {m}.", "{who} told me {m} is {e}'s manager at their firm.")
+NOT_PEOPLE = ("{n} manages the team's fantasy football league.", "{n} is in charge of the office plants.",
+              "{n} runs the book club at work.", "{n} manages the coffee fund.", "{n} looks after the office aquarium.",
+              "{n} manages the booking of the meeting rooms.")
 
 
 def _chart(rng: random.Random, depth: int, size: int) -> dict[int, int]:
@@ -84,8 +96,12 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     # Small talk naming chart people: the asked person with two or three others, then enough
     # lines that every other chart name is mentioned as often as the most-mentioned one.
     others = [n for n in range(size) if n != subject]
-    lines = [(subject, rng.choice(others)) for _ in range(rng.randint(3, 5))]
-    counts = Counter(n for edge in edges for n in edge) + Counter(n for line in lines for n in line)
+    # The asked person's partners in small talk come from everyone who may be named, outsiders
+    # too, so that "a name next to the asked person" is the answer no more often than chance.
+    outsiders = [conv.draw("person") for _ in range(3)]
+    lines = [(subject, rng.choice(others + list(range(size, size + 3)))) for _ in range(rng.randint(4, 6))]
+    everyone = names + outsiders
+    counts = Counter(n for edge in edges for n in edge) + Counter(n for line in lines for n in line if n < size)
     target = max(counts[n] for n in others) + rng.randint(0, 1)
     owed = [n for n in others for _ in range(target - counts[n])]
     rng.shuffle(owed)
@@ -93,9 +109,14 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         first = owed.pop()
         partner = next((i for i, n in enumerate(owed) if n != first), None)
         lines.append((first,) if partner is None or rng.random() < 0.3 else (first, owed.pop(partner)))
-    queue = [_small_talk(PAIR_SMALL_TALK if len(line) == 2 else CHART_SMALL_TALK, *(names[n] for n in line))
-             for line in lines]
+    queue = [_small_talk(PAIR_SMALL_TALK if len(line) == 2 else CHART_SMALL_TALK, *(everyone[n] for n in line),
+                         outsiders=[everyone[n] for n in line if n >= size]) for line in lines]
     queue += [noise.typed_mention("person") for _ in range(rng.randint(1, 3))]
+    # Reporting lines of other people's workplaces, and chart people "managing" things that are
+    # not people: names in a manager's place that are not the answer.
+    queue += [_elsewhere for _ in range(rng.randint(2, 4))]
+    leaves = [n for n in others if n not in parent.values()]
+    queue += [_small_talk(NOT_PEOPLE, names[n]) for n in rng.sample(leaves, min(len(leaves), rng.randint(1, 3)))]
     rng.shuffle(queue)
     low = min(config.max_noise, max(16, 2 * len(queue) + 4))
     total = even_between(rng, low, max(low, config.max_noise))
@@ -104,11 +125,12 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     edge_turn: dict[int, int] = {}
     for (child, boss), gap in zip(edges, gaps):
         filler.add(gap)
-        text = rng.choice(EDGE_INTRO) + rng.choice(EDGE)
+        text = rng.choice(EDGE)
         edge_turn[child] = conv.fact(text, {"op": "reports_to", "kind": "person", "employee": names[child],
                                             "manager": names[boss]}, e=names[child], m=names[boss])
     filler.add(gaps[-1])
-    question = rng.choice(QUESTIONS[kind]).format(p=names[subject])
+    question = question_for(rng, QUESTIONS[kind], [conv.turns[edge_turn[n]].content for n in chain[:hops]],
+                            ignore={names[subject]}).format(p=names[subject])
     outsiders = noise.distractors_of(conv, "person", set(names))
     return conv.task(
         category=NAME, index=index, question=question, answer=answer, aliases=[],
@@ -118,12 +140,23 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     )
 
 
-def _small_talk(templates: tuple[str, ...], name: str, other: str = "") -> noise.Decoy:
+def _elsewhere(conv: Conversation) -> None:
+    """A reporting line at someone else's workplace: both names are outsiders, logged as mentions."""
+    who = noise.other_person(conv)
+    employee, manager = conv.draw("person"), conv.draw("person")
+    turn = conv.say(conv.fresh(ELSEWHERE), noise=True, who=who, e=employee, m=manager)
+    for value in (employee, manager):
+        conv.log(turn, {"op": "mention", "kind": "person", "value": value})
+
+
+def _small_talk(templates: tuple[str, ...], name: str, other: str = "", outsiders: tuple = ()) -> noise.Decoy:
     def make(conv: Conversation) -> None:
         food = conv.rng.choice(FOODS)
         # A template not used yet, and in any case a line not said yet in this conversation.
         order = [conv.fresh(templates)] + conv.rng.sample(templates, len(templates))
         template = next((t for t in order if t.format(n=name, m=other, food=food) not in conv.user_lines), order[0])
-        conv.say(template, noise=True, n=name, m=other, food=food)
+        turn = conv.say(template, noise=True, n=name, m=other, food=food)
+        for value in outsiders:
+            conv.log(turn, {"op": "mention", "kind": "person", "value": value})
 
     return make

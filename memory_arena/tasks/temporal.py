@@ -40,12 +40,14 @@ class DailySlot:
 
 DAILY = (
     DailySlot(
-        Slot("work_city", "city", "where I am", bare=(),
-             state=("This week I'm travelling for work. Today I'm in {v}.", "Kicking off the work trip in {v} today."),
-             update=("Landed in {v} this morning.", "Today's stop on the trip is {v}.", "I'm spending today in {v}.",
-                     "Took the early train, I'm in {v} now."),
+        Slot("work_city", "city", "where I am", other_noun="where {who} is", bare=(),
+             state=("I'm travelling for work this week and today I'm in {v}.", "I kicked off a work trip in {v} today."),
+             update=("I landed in {v} this morning.", "My stop on the trip today is {v}.", "I'm spending today in {v}.",
+                     "I took the early train and I'm in {v} now.", "I flew to {v} this morning."),
              question=("Which city am I in right now?", "Where am I at the moment? Just the city."),
-             other=("{who} is in {v} today.", "{who} flew to {v} this morning."),
+             other=("{who} is in {v} today.", "{who} flew to {v} this morning.", "{who} landed in {v} this morning.",
+                    "{who} is spending today in {v}.", "{who} took the early train and is in {v} now.",
+                    "{who} kicked off a work trip in {v} today.", "{who} is travelling for work this week and today is in {v}."),
              sibling=("My next conference is in {v}.", "I grew up in {v}.", "The head office of my company is in {v}."),
              musing=("I almost took a detour through {v}, but there was no time.", "Some day I'd like to see {v}, but not on this trip.")),
         as_of=("Which city was I in on {day}?", "Where was I on {day}? Just the city."),
@@ -55,25 +57,28 @@ DAILY = (
                    "I didn't go anywhere new today.", "Staying in the same city again today."),
     ),
     DailySlot(
-        Slot("desk", "number", "my desk", bare=(),
-             state=("We hot-desk this week. I'm at desk {v} today.", "Grabbed desk {v} this morning."),
-             update=("I'm at desk {v} today.", "Moved over to desk {v} this morning.", "Today I'm sitting at desk {v}."),
+        Slot("desk", "number", "the desk I sit at", other_noun="the desk {who} sits at", bare=(),
+             state=("I hot-desk this week and I'm at desk {v} today.", "I grabbed desk {v} this morning."),
+             update=("I'm at desk {v} today.", "I moved over to desk {v} this morning.", "Today I'm sitting at desk {v}."),
              question=("Which desk am I sitting at now?", "What's my desk number at the moment?"),
-             other=("{who} is at desk {v} today.", "{who} grabbed desk {v}."),
+             other=("{who} is at desk {v} today.", "{who} grabbed desk {v} this morning.", "{who} moved over to desk {v} this morning.",
+                    "Today {who} is sitting at desk {v}.", "{who} hot-desks this week and is at desk {v} today."),
              sibling=("My locker is number {v}.", "The meeting room I booked is {v}.", "My badge number ends in {v}."),
              musing=("I wanted desk {v}, but someone beat me to it.", "Desk {v} is by the window; I might try it some other week."),
              phrase="desk {v}"),
         as_of=("Which desk was I at on {day}?", "What was my desk number on {day}?"),
-        as_of_end=("Which desk was I at at the end of {day}?", "What was my desk number at the end of {day}?"),
+        as_of_end=("Which desk was I sitting at by the end of {day}?", "What was my desk number at the end of {day}?"),
         unchanged=("Kept the same desk as yesterday.", "Didn't switch desks today.", "Same desk again today.",
                    "I stayed at yesterday's desk today.", "No desk change today.", "Back at the same desk as before."),
     ),
     DailySlot(
-        Slot("on_call", "person", "on call", bare=(),
+        Slot("on_call", "person", "who is on call", other_noun="who is on call for {who}", bare=(),
              state=("This week's on-call rotation starts with {v} today.", "{v} is on call today."),
              update=("{v} is on call today.", "The on-call phone went to {v} this morning.", "Handover done: {v} has the pager now."),
              question=("Who is on call right now?", "Who has the on-call pager at the moment?"),
-             other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager."),
+             other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager.",
+                    "In {who}'s team, the on-call phone went to {v} this morning.",
+                    "Handover done in {who}'s team: {v} has the pager now.", "{v} is on call for {who}'s team today."),
              sibling=("My mentor this quarter is {v}.", "I'm pairing with {v} on the release.", "{v} is my buddy for the fire drill."),
              musing=("I suggested {v} for the on-call rota, but they said no.", "If we ever add a second person on call, I'd pick {v}.")),
         as_of=("Who was on call on {day}?", "Who had the on-call pager on {day}?"),
@@ -100,24 +105,40 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     budget = config.max_noise - 2 * (7 - len(change_days))
     week = 2 * rng.randint(min(7, budget // 2), budget // 2)
     per_day = [2 * (week >= 14) + g for g in split_total(rng, week - 14 * (week >= 14), 7)]
-    # The asked day and the evidence day need a pair on each side of their statement, where
-    # decoys go: a change is then neither the first nor the last value of the asked day.
-    for day in {asked_day, evidence_day}:
-        donor = max(range(7), key=lambda d: (d not in (asked_day, evidence_day), per_day[d]))
-        while per_day[day] < 4 and per_day[donor] > 2 and donor != day:
-            per_day[day] += 2
-            per_day[donor] -= 2
-    halves = [split_total(rng, n - 4, 2) if d in (asked_day, evidence_day) and n >= 4 else split_total(rng, n, 2)
-              for d, n in enumerate(per_day)]
-    halves = [[h[0] + 2, h[1] + 2] if d in (asked_day, evidence_day) and per_day[d] >= 4 else h
-              for d, h in enumerate(halves)]
+    halves = [split_total(rng, n, 2) for n in per_day]
+    # The asked day holds a decoy before its statement (if it has one) and one after the evidence,
+    # so that the evidence is neither the first value of that day nor the last value up to it.
+    need = (1, 1) if evidence_day == asked_day else (1, 0)
+    for side, pairs in enumerate(need):
+        if halves[asked_day][side] < 2 * pairs:
+            donor = max((d for d in range(7) if d != asked_day), key=lambda d: per_day[d])
+            if per_day[donor] > 2:
+                per_day[donor] -= 2
+                per_day[asked_day] += 2
+                halves[asked_day][side] += 2
+                halves[donor] = split_total(rng, per_day[donor], 2)
+    queue = noise.decoy_queue(conv, slot, fixes=rng.randint(0, 2))
+    # How many decoys come between the evidence and the end of the asked day is drawn uniformly,
+    # so that the evidence's rank among the values said up to that day is no clue; the filler
+    # there is widened (taken from other days) to hold them.
+    after = rng.randint(1, max(1, len(queue) - 1))
+    span = [d for d in range(evidence_day, asked_day + 1)]
+    room = halves[evidence_day][1] // 2 + sum(per_day[d] for d in span[1:]) // 2
+    donors = [d for d in range(7) if d not in span]
+    while room < after + 1 and any(per_day[d] > 2 for d in donors):
+        donor = max(donors, key=lambda d: per_day[d])
+        per_day[donor] -= 2
+        halves[donor] = split_total(rng, per_day[donor], 2)
+        per_day[asked_day] += 2
+        halves[asked_day][1] += 2
+        room += 1
     starts = [sum(per_day[:d]) // 2 for d in range(8)]
     after_evidence = starts[evidence_day] + halves[evidence_day][0] // 2
     # Decoys before Monday's statement, early in the asked day (so that a change is not the
-    # day's first value), and between the evidence and the end of the asked day.
-    must = [range(halves[0][0] // 2), range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2),
-            range(after_evidence, starts[asked_day + 1])]
-    filler = noise.Filler(conv, per_day, noise.decoy_queue(conv, slot), must=must)
+    # day's first value), and the drawn number between the evidence and the end of the asked day.
+    must = [(range(after_evidence, starts[asked_day + 1]), after), range(halves[0][0] // 2),
+            range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2)]
+    filler = noise.Filler(conv, per_day, queue, must=must)
     day_start = conv.clock - 9 * HOUR_MS  # midnight of Monday
     set_turn: dict[int, int] = {}
     in_effect: list[str] = []

@@ -50,12 +50,12 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
                        v=values[0])]
     for step, value in enumerate(values[1:], 1):
         filler.add(breaks[step - 1])
-        conv.start_session()
+        conv.new_session()
         filler.add(gaps[step] - breaks[step - 1])
         bare = conv.previous_is_plain() and rng.random() < 0.5
         template = rng.choice(slot.bare if bare else slot.update)
         turns.append(conv.fact(template, {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user",
-                                          "value": value, "bare": bare}, v=value))
+                                          "value": value, "bare": bare}, v=value, old=values[step - 1]))
     filler.add(gaps[-1])
     answer = values[-1]
     return conv.task(
