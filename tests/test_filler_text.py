@@ -13,6 +13,8 @@ from collections import Counter
 
 import pytest
 
+from memory_arena.tasks.forms import value_forms
+
 from memory_arena.tasks.filler_text import PLACEHOLDERS, QUESTIONS, REPLIES, STATEMENTS, fill, placeholder
 from memory_arena.tasks.vocab import CHORES, FOODS, HOBBIES, KINDS, MONTHS, SHOWS, TOPICS, WEATHER, WEEKDAYS
 
@@ -162,7 +164,11 @@ def banned_values() -> set[str]:
     for kind in KINDS.values():
         for raw in kind.pool:
             value = kind.render(raw)
-            out.update(v.casefold() for v in [value, *kind.aliases(value)])
+            out.update(v.casefold() for v in value_forms(value))
+            # A car's model ("Golf") or a company's first word ("Kingfisher") alone still reads as the value.
+            short = {"car": value.split(" ", 1)[-1], "company": value.split()[0]}.get(kind.name)
+            if short and not short.isdigit():
+                out.add(short.casefold())
     return out
 
 

@@ -17,7 +17,8 @@ from collections import defaultdict
 import pytest
 
 import memory_arena.tasks as tasks_pkg
-from memory_arena.tasks.vocab import KINDS, date_aliases, ordinal, ordinal_word
+from memory_arena.tasks.forms import value_forms
+from memory_arena.tasks.vocab import KINDS, date_aliases, ordinal
 
 # Module-level names that hold the value pools themselves (not conversation text).
 POOLS = {"CITIES", "PEOPLE", "PETS", "COMPANIES", "CARS", "DATES", "FLOORS", "PARKING", "MONTH_DAYS", "KINDS"}
@@ -123,32 +124,27 @@ def test_matcher_catches_what_it_must():
     assert whole_word_in("Chiang Mai", "a trip to Chiang Mai.") and not whole_word_in("Mai", "Maine")
 
 
-@pytest.mark.parametrize("n, text, word", [(2, "2nd", "second"), (11, "11th", "eleventh"), (12, "12th", "twelfth"),
-                                           (13, "13th", "thirteenth"), (21, "21st", "twenty-first"),
-                                           (22, "22nd", "twenty-second"), (30, "30th", "thirtieth"),
-                                           (33, "33rd", "thirty-third"), (40, "40th", None)])
-def test_ordinals(n, text, word):
+@pytest.mark.parametrize("n, text", [(2, "2nd"), (11, "11th"), (12, "12th"), (13, "13th"), (21, "21st"), (22, "22nd"),
+                                     (30, "30th"), (33, "33rd"), (40, "40th")])
+def test_ordinals(n, text):
     assert ordinal(n) == text
-    assert ordinal_word(n) == word
 
 
 def test_aliases():
     assert date_aliases("June 15") == ["15 June", "June 15th", "15th of June"]
     assert date_aliases("March 1") == ["1 March", "March 1st", "1st of March"]
-    assert KINDS["floor"].aliases("12th") == ["12", "twelfth"]
-    assert KINDS["floor"].aliases("40th") == ["40"]
-    for kind in ("city", "person", "pet", "number"):
-        assert all(KINDS[kind].aliases(KINDS[kind].render(v)) == [] for v in KINDS[kind].pool), kind
+    for kind in ("person", "pet", "number"):
+        assert all(value_forms(KINDS[kind].render(v)) == (KINDS[kind].render(v),) for v in KINDS[kind].pool), kind
 
 
-# Kinds whose values are words (not numbers, dates or ordinals). Their aliases are shortened
-# forms ("Northwind" for "Northwind Labs"), which must stay as unambiguous as the values.
+# Kinds whose values are words (not numbers, dates or ordinals). Their other forms are shortened
+# or other names ("Northwind" for "Northwind Labs", "Bengaluru"), as unambiguous as the values.
 WORD_KINDS = ("city", "person", "pet", "company", "car")
 
 
 def word_aliases() -> list[tuple[str, str, str]]:
     return [(kind, KINDS[kind].render(v), alias) for kind in WORD_KINDS for v in KINDS[kind].pool
-            for alias in KINDS[kind].aliases(KINDS[kind].render(v))]
+            for alias in value_forms(KINDS[kind].render(v))[1:]]
 
 
 def test_word_aliases_are_unambiguous():

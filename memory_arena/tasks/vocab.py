@@ -143,20 +143,6 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-_ORDINAL_WORDS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-                  "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
-
-
-def ordinal_word(n: int) -> str | None:
-    """The English word for small ordinals (up to 39th); None beyond."""
-    if n < 20:
-        return _ORDINAL_WORDS[n]
-    tens = {2: ("twentieth", "twenty"), 3: ("thirtieth", "thirty")}.get(n // 10)
-    if tens is None:
-        return None
-    return tens[0] if n % 10 == 0 else f"{tens[1]}-{_ORDINAL_WORDS[n % 10]}"
-
-
 def date_aliases(value: str) -> list[str]:
     """'June 15' -> ['15 June', 'June 15th', '15th of June']."""
     month, day = value.split()
@@ -164,13 +150,13 @@ def date_aliases(value: str) -> list[str]:
 
 
 class ValueKind:
-    """A type of value: how to draw one and how to spell its accepted aliases."""
+    """A type of value: its pool and how to draw and render one. (Its other accepted spellings
+    are `forms.value_forms`, the one place both the generator and the scorer take them from.)"""
 
-    def __init__(self, name: str, pool: tuple, render=str, aliases=lambda v: []):
+    def __init__(self, name: str, pool: tuple, render=str):
         self.name = name
         self.pool = pool
         self.render = render
-        self.aliases = aliases
 
     def draw(self, rng: random.Random, taken: set[str]) -> str:
         """A rendered value not in `taken` (which it then joins)."""
@@ -181,34 +167,13 @@ class ValueKind:
                 return value
 
 
-def _floor_aliases(value: str) -> list[str]:
-    n = int(value[:-2])
-    word = ordinal_word(n)
-    return [str(n)] + ([word] if word else [])
-
-
-def _car_aliases(value: str) -> list[str]:
-    """'Mazda MX-5' -> ['MX-5', 'Mazda MX5', 'MX5']: the model alone (unless it is a bare
-    number such as Peugeot's '208') and hyphen-free spellings."""
-    model = value.split(" ", 1)[1]
-    forms = [] if model.isdigit() else [model]
-    if "-" in value:
-        forms += [value.replace("-", ""), *([] if model.isdigit() else [model.replace("-", "")])]
-    return forms
-
-
-def _company_aliases(value: str) -> list[str]:
-    """'Northwind Labs' -> ['Northwind']: first words are unique across COMPANIES."""
-    return [value.split()[0]]
-
-
 KINDS: dict[str, ValueKind] = {
     "city": ValueKind("city", CITIES),
     "person": ValueKind("person", PEOPLE),
     "pet": ValueKind("pet", PETS),
-    "company": ValueKind("company", COMPANIES, aliases=_company_aliases),
-    "car": ValueKind("car", CARS, aliases=_car_aliases),
-    "date": ValueKind("date", DATES, aliases=date_aliases),
-    "floor": ValueKind("floor", FLOORS, render=ordinal, aliases=_floor_aliases),
+    "company": ValueKind("company", COMPANIES),
+    "car": ValueKind("car", CARS),
+    "date": ValueKind("date", DATES),
+    "floor": ValueKind("floor", FLOORS, render=ordinal),
     "number": ValueKind("number", PARKING),
 }
