@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generator speed and memory against the SPEC §12 targets; prints a table.
+"""Generator speed and memory against its targets (docs/design.md, "Performance targets"); prints a table.
 
     python3 benchmarks/generate.py              # both cases
     python3 benchmarks/generate.py --skip-large # the default 500 tasks only

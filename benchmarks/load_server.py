@@ -1,4 +1,4 @@
-"""Load test of the reference Add/Search server on loopback (SPEC §12).
+"""Load test of the reference Add/Search server on loopback (docs/design.md, "Performance targets").
 
 Starts `memory-arena serve` on 127.0.0.1 with a fresh SQLite file (or targets `--url`, which
 must be a loopback address), then runs three phases, each with `--clients` concurrent

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Scorer throughput and run_offline.py wall time (SPEC §12 targets: >= 50,000 replies/s; all
-baselines over 500 tasks < 1 s). Prints a table.
+"""Scorer throughput and run_offline.py wall time (docs/design.md, "Performance targets":
+>= 50,000 replies/s; all baselines over 500 tasks < 1 s). Prints a table.
 
     python3 benchmarks/scoring.py [--repeat 40]
 """

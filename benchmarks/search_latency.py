@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Search latency of the in-process memory systems on one user's 200-turn history (SPEC §12:
-BM25 p50 < 2 ms, hybrid p50 < 20 ms).
+"""Search latency of the in-process memory systems on one user's 200-turn history
+(docs/design.md, "Performance targets": BM25 p50 < 2 ms, hybrid p50 < 20 ms).
 
 The history is the shipped tasks' turns, one task after another (each category in turn),
 cut at `--turns` and sent as sessions of 20 messages; the queries are those tasks'

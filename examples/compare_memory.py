@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No Memory Tool vs Memory Tool (SPEC §9.3) on any OpenAI-compatible endpoint.
+"""No Memory Tool vs Memory Tool (docs/design.md, "Delivery modes") on any OpenAI-compatible endpoint.
 
 Runs `vf-eval memory-arena` twice with the installed verifiers (0.4 or 0.3), once without and
 once with the memory tools, on the same tasks and delivery (streamed with the default window

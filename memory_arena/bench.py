@@ -1,4 +1,5 @@
-"""`memory-arena bench`: retrieval bench of memory systems on the MemoryArena tasks (SPEC §10).
+"""`memory-arena bench`: retrieval bench of memory systems on the MemoryArena tasks (docs/design.md,
+"The retrieval bench").
 
 Each task is ingested as its own user (`systems.task_user_id`: the task id and a hash of
 its turns; one Add per session, timestamps carried), its

@@ -1,4 +1,5 @@
-"""Invariants of the task record (SPEC §3, §4) over the shipped dataset and three other seeds.
+"""Invariants of the task record (docs/design.md, "The task record" and
+"Generator 2.0") over the shipped dataset and three other seeds.
 
 Two layers on purpose. `check_folder` is the single source of the invariants users run through
 `generator.py --check`, so it must find nothing. The other tests re-derive the key invariants

@@ -3,7 +3,8 @@
 Filler must never touch what the benchmark asks about (typed values, slot words, relative
 dates, negations that could read as a correction), must read as natural English after its
 placeholder is filled (no spliced capitals, doubled words or wrong "a"/"an"), and the generic
-replies must fit after any statement, fact or small talk alike (see `docs/design.md`).
+replies must fit after any statement, fact or small talk alike (docs/design.md, "Natural
+conversations" and "The one reply rule").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The generator (SPEC §5): the shipped files are what the default command writes, golden
-hashes pin that output, prefixes and single tasks are stable, bad arguments and corrupt
-datasets get one clear line, and long horizons stay valid.
+"""The generator (docs/design.md, "Generator 2.0"): the shipped files are what the default
+command writes, golden hashes pin that output, prefixes and single tasks are stable, bad
+arguments and corrupt datasets get one clear line, and long horizons stay valid.
 
 Golden hashes live in tests/golden/<category>.json. A missing or different golden fails; they
 are rewritten only when MEMORY_ARENA_UPDATE_GOLDENS=1 is set, and a changed hash must come with

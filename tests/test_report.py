@@ -93,7 +93,8 @@ def test_side_by_side_table_holds_the_json_numbers(offline):
         expected += [pct(report["recall_at"][k]["accuracy"]) for k in keys]
         expected.append(pct(report["stale_rate"]["value"]))
         assert row[1:] == expected, row[0]
-    # Spot checks against SPEC §8, independent of the formatting above.
+    # Spot checks against the baselines' expected scores (docs/design.md, "Offline baselines"),
+    # independent of the formatting above.
     by_run = {row[0]: row for row in rows}
     assert by_run["latest-fact"][1].startswith("100.0 [")
     assert by_run["stale-fact"][3] == "0.0" and by_run["stale-fact"][2] == "100.0"

@@ -1,4 +1,5 @@
-"""`memory-arena check-endpoint`: does a service honour the Add/Search contract (SPEC §10)?
+"""`memory-arena check-endpoint`: does a service honour the Add/Search contract (docs/design.md,
+"The Add/Search contract")?
 
 It sends the whole validation matrix (`VALIDATION_CASES`: one malformed or edge-case body
 per row, each expected to be refused with a 422 that names the field, or accepted), then

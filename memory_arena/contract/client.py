@@ -1,4 +1,5 @@
-"""A synchronous client of the Add/Search contract (SPEC §10), with chunking and retries.
+"""A synchronous client of the Add/Search contract (docs/design.md, "The Add/Search contract"),
+with chunking and retries.
 
 - A session is sent in chunks of at most 20 messages and at most 2,000 words, cut on message
   boundaries (a single longer message travels alone). Each chunk's `request_id` is derived

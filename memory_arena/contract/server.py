@@ -1,4 +1,5 @@
-"""`memory-arena serve`: the reference Add/Search server (SPEC §10) on Starlette + uvicorn.
+"""`memory-arena serve`: the reference Add/Search server (docs/design.md, "The Add/Search contract")
+on Starlette + uvicorn.
 
 SQLite is the source of truth; the search backend (any built-in memory system, `bm25` by
 default) lives in memory, is rebuilt from SQLite at start-up and is updated right after
@@ -6,7 +7,7 @@ each committed Add, before the Add is answered, so an acknowledged write is both
 and searchable. The event loop is the only place that touches the backend, which keeps
 its order of ingestion equal to the commit order and needs no locking of its own.
 
-Decisions where SPEC §10 is silent:
+Decisions the contract leaves to the server:
 - A body that is not JSON (or not UTF-8) is a 400; JSON that breaks the rules is a 422 with
   field-level detail (see `validation`). Every error is `{"detail": ...}`.
 - Missing credentials are a 401, a wrong key a 403; `/health` never needs a key.

@@ -1,4 +1,5 @@
-"""Strict validation of Add and Search request bodies (SPEC §10), independent of any web framework.
+"""Strict validation of Add and Search request bodies (docs/design.md, "The Add/Search contract"),
+independent of any web framework.
 
 The rules, one place for the server (and documented for anyone implementing the contract):
 

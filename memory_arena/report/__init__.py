@@ -1,5 +1,5 @@
 """`memory-arena report RESULTS...`: one HTML page and PNG charts from any MemoryArena results
-(SPEC §11).
+(docs/design.md, "Reports").
 
 RESULTS may mix `run_offline.py --json` files, `vf-eval` output folders of verifiers 0.3 and
 0.4, `memory-arena bench` output folders, and folders holding several of them (read by

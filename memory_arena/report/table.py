@@ -1,9 +1,9 @@
 """The figures of a report as table rows, shared by the HTML page and the Markdown table.
 
-`side_by_side` is the README's "No Memory Tool / Memory Tool" table: runs as rows, the SPEC §7
-figures as columns. `retrieval_rows` is the bench table. `findings` are the sentences at the
-top of the page: who keeps the newest truth best, and where each run breaks. Percentages
-have one decimal everywhere, so the page, the Markdown and `memory-arena score` agree.
+`side_by_side` is the README's "No Memory Tool / Memory Tool" table: runs as rows, the figures
+of docs/design.md, "Metrics", as columns. `retrieval_rows` is the bench table. `findings` are
+the sentences at the top of the page: who keeps the newest truth best, and where each run
+breaks. Percentages have one decimal everywhere, so the page, the Markdown and `memory-arena score` agree.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from memory_arena.verifier.metrics import RECALL_BUCKETS
 
 RECALL_KEYS = tuple(str(high) for _, high in RECALL_BUCKETS)
 FAILURE_REASONS = ("hedged", "missing", "too_long", "empty")
-"""Scorer reasons of a wrong reply (SPEC §6), in the order the page shows them."""
+"""Scorer reasons of a wrong reply (docs/design.md, "Scoring"), in the order the page shows them."""
 NA = "n/a"
 
 
@@ -69,7 +69,8 @@ def side_by_side(runs: list[Run], labels: list[str]) -> list[list[str]]:
 
 
 def breakdown(runs: list[Run], labels: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the SPEC §7 splits: temporal current / as-of-day, relational by hops."""
+    """Header and rows of the metric splits (docs/design.md, "Metrics"): temporal current /
+    as-of-day, relational by hops."""
     reports = [(label, run.report) for label, run in zip(labels, runs) if run.report is not None]
     kinds = [k for k in ("current", "as_of_day") if any(r["temporal"].get(k, {}).get("n") for _, r in reports)]
     hops = sorted({h for _, r in reports for h, cell in r["relational_hops"].items() if cell["n"]})

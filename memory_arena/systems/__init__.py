@@ -1,4 +1,4 @@
-"""Memory systems (SPEC §10): the adapter interface, the built-in systems, and the glue that
+"""Memory systems (docs/design.md, "Memory systems"): the adapter interface, the built-in systems, and the glue that
 feeds a task to any of them.
 
 `build_system(name_or_url)` is the one way to get a system: a name from `SYSTEMS`, or an

@@ -1,4 +1,4 @@
-"""The memory-system adapter interface (SPEC §10) shared by the built-in systems, the
+"""The memory-system adapter interface (docs/design.md, "Memory systems") shared by the built-in systems, the
 reference server's search backends and the bench.
 
 A memory system ingests sessions of messages per user and answers searches within one user.

@@ -1,5 +1,5 @@
-"""`http`: any service that speaks the Add/Search contract (SPEC §10), through the contract
-client (chunking, retries, validation of every answer).
+"""`http`: any service that speaks the Add/Search contract (docs/design.md, "The Add/Search
+contract"), through the contract client (chunking, retries, validation of every answer).
 
 The contract has no delete, so `reset` forgets nothing on the service. Re-ingesting a
 task is still safe: the client derives each chunk's `request_id` from (user, session,

@@ -1,4 +1,4 @@
-"""Retrieval metrics of the memory-system bench (SPEC §10), as pure functions.
+"""Retrieval metrics of the memory-system bench (docs/design.md, "The retrieval bench"), as pure functions.
 
 A system's answer to a task's question is a list of memories; `turn_ranking` maps each back
 to the turn it came from using only contract fields (content, created_at), so an in-process

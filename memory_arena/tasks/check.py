@@ -1,4 +1,4 @@
-"""Validate a dataset folder against the task record (SPEC §3).
+"""Validate a dataset folder against the task record (docs/design.md, "The task record" and "No ambiguity").
 
 `check_folder` returns every violation as a `file:line: message` string; the generator's
 `--check` prints them and the invariant tests assert there are none. One function serves both,

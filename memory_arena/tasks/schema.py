@@ -1,4 +1,5 @@
-"""The task record (SPEC §3): a frozen dataclass, its JSONL form, and loading with clear errors.
+"""The task record (docs/design.md, "The task record"): a frozen dataclass, its JSONL form,
+and loading with clear errors.
 
 A task is one conversation (turns), one question about it, the canonical answer with its
 accepted aliases, and `meta`: the ground truth the scorer, the baselines and the memory-system
