@@ -255,8 +255,18 @@ def test_long_horizon_three_per_category_passes_check(tmp_path):
     assert check_folder(tmp_path, n=3) == []
 
 
-def test_long_horizon_three_per_category_has_deep_recall():
-    """Regression: the long bucket (100, max_noise] comes second in the round-robin, so even
-    `--n 3 --max-noise 1000` has a recall task deeper than 100 turns."""
-    noise = [t.noise_turns for t in generate(n=3, categories=["recall"], max_noise=1000)]
-    assert max(noise) > 100, noise
+def test_long_horizon_one_block_has_deep_recall():
+    """Depth buckets are stratified per block of four recall tasks (with `--max-noise` above 100):
+    `--n 4` already holds a recall task deeper than 100 turns, whatever the seed."""
+    for seed in (42, 1, 2):
+        depth = [t.meta["depth"] for t in generate(seed=seed, n=4, categories=["recall"], max_noise=1000)]
+        assert max(depth) > 100, (seed, depth)
+
+
+@pytest.mark.parametrize("max_noise", [10, 11, 12, 25, 50, 51, 99, 101])
+def test_max_noise_is_a_limit_and_check_accepts_the_output(tmp_path, max_noise):
+    """Regression (#17.3): `--max-noise` from 10 to 50 made noise exceed the limit and `--check`
+    reject the generator's own output (an empty Recall@50 bucket)."""
+    write_dataset(tmp_path, n=8, max_noise=max_noise)
+    assert check_folder(tmp_path, n=8) == []
+    assert max(t.noise_turns for t in load_tasks(tmp_path)) <= max_noise
