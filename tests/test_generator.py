@@ -270,3 +270,17 @@ def test_max_noise_is_a_limit_and_check_accepts_the_output(tmp_path, max_noise):
     write_dataset(tmp_path, n=8, max_noise=max_noise)
     assert check_folder(tmp_path, n=8) == []
     assert max(t.noise_turns for t in load_tasks(tmp_path)) <= max_noise
+
+
+def test_task_json_is_json_dumps_of_the_record():
+    """Task.to_json writes turns without building dicts; its bytes must equal the plain encoding,
+    for awkward text too (quotes, backslashes, newlines, non-ASCII, control characters)."""
+    import dataclasses
+
+    from memory_arena.tasks.schema import Turn
+
+    task = generate(n=1, categories=["contradiction"])[0]
+    odd = dataclasses.replace(task, turns=(Turn("user", 'He said "hi"\\n\tZürich \u2028 \x01', 1, 0),
+                                           Turn("assistant", "ok\n", 2, 0)), question='q "x"', aliases=("a\\b",))
+    for t in (task, odd):
+        assert t.to_json() == json.dumps(t.to_dict(), ensure_ascii=False, separators=(",", ":"))

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 CATEGORIES: tuple[str, ...] = ("recall", "update", "contradiction", "temporal", "relational")
 USER_OPS = ("state", "update", "correct", "set")
 """Event ops in which the user gives their own slot a value (an assistant's `restate` is not one)."""
@@ -89,8 +91,16 @@ class Task:
         }
 
     def to_json(self) -> str:
-        """The canonical JSONL row: fixed key order, UTF-8 text, no trailing newline."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        """The canonical JSONL row: fixed key order, UTF-8 text, no trailing newline.
+
+        The bytes are those of `json.dumps(self.to_dict(), ensure_ascii=False,
+        separators=(",", ":"))` (a test compares), but the turns are written without building a
+        dict each: long-horizon sets hold millions of turns, and this halves the time to write them."""
+        head = _encode({"id": self.id, "category": self.category, "noise_turns": self.noise_turns})
+        tail = _encode({"question": self.question, "answer": self.answer, "aliases": list(self.aliases), "meta": self.meta})
+        turns = ",".join([f'{{"role":{_encode(t.role)},"content":{_encode(t.content)},"timestamp":{t.timestamp},'
+                          f'"session":{t.session}}}' for t in self.turns])
+        return f'{head[:-1]},"turns":[{turns}],{tail[1:]}'
 
     @classmethod
     def from_dict(cls, row: Any) -> "Task":
