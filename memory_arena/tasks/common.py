@@ -120,21 +120,33 @@ class Conversation:
             # between two sessions is plausible, and a long pause is no sign that a fact changed.
             self.clock += self.rng.randint(DAY_MS, 14 * DAY_MS)
 
+    def session_due(self) -> None:
+        """Open a new session at the next small-talk pair (`update` opens it before a change
+        itself if none came: `session_pending`)."""
+        self._next_break = len(self.turns)
+
+    def session_pending(self, since: int) -> bool:
+        """Whether no session has begun since turn `since`."""
+        return self.turns[since].session == self.session
+
     def new_session(self) -> None:
         """A session break (a day or more later), the next one again some turns away. Long
         conversations span several sessions, so an Add/Search ingest sees realistic boundaries."""
         self.start_session()
-        self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
+        if self._session_gap:
+            self._next_break = len(self.turns) + self.rng.randint(*self._session_gap)
 
     # -- turns --------------------------------------------------------------------------
-    def pair(self, user: str, assistant: str | None = None, *, noise: bool) -> int:
+    def pair(self, user: str, assistant: str | None = None, *, noise: bool, opener: bool = False) -> int:
         """Append a user turn and the assistant's reply; returns the user turn's index.
 
         With no `assistant` text the reply comes from the one shared pool (`REPLIES`): the single
         rule for every user statement, fact, decoy or small talk alike, so that the reply never
-        tells which user turns matter. (Written flat: long-horizon sets call it millions of times.)"""
+        tells which user turns matter. A due session break waits for an `opener` (small talk).
+        (Written flat: long-horizon sets call it millions of times.)"""
         turns = self.turns
-        if self._next_break is not None and len(turns) >= self._next_break:
+        # A session opens with small talk, never with a value: what opens a session is no clue.
+        if opener and self._next_break is not None and len(turns) >= self._next_break:
             self.new_session()
         self.user_lines.add(user)
         if assistant is None:

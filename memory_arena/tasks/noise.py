@@ -117,7 +117,7 @@ def small_talk(conv: Conversation) -> None:
             user, reply = user.replace(mark, value), reply.replace(mark, value) if reply else None
         if user not in conv.user_lines:
             break
-    conv.pair(user, reply, noise=True)
+    conv.pair(user, reply, noise=True, opener=True)
 
 
 def typed_mention(kind: str) -> Decoy:
@@ -233,40 +233,43 @@ class Filler:
     of its kind."""
 
     def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list | None = None,
-                 last_gap: bool = False):
+                 last_gap: bool = False, small_talk_at: set[int] = frozenset()):
         rng = conv.rng
         pairs = sum(gaps) // 2
         self.conv = conv
         self.queue = queue[:max(0, pairs - 1)]
-        self.pairs = pairs
         self.skip = 0
         chosen: set[int] = set()
+        held = set(small_talk_at)  # pairs that must be small talk (a session opens there)
         if must is None or last_gap:
             must = [range(gaps[0] // 2)] if must is None else must
             # How many decoys follow the last fact is drawn uniformly, so that the evidence's
             # rank among the value-bearing turns says nothing either; one is kept for each
             # range of `must`.
-            last = range(pairs - gaps[-1] // 2, pairs - 1)
+            last = [p for p in range(pairs - gaps[-1] // 2, pairs - 1) if p not in held]
             after = min(len(last), rng.randint(1, max(1, len(self.queue) - len(must))), len(self.queue))
             chosen.update(rng.sample(last, after))
         for edge in must:
             # A range given as (range, count) takes `count` decoys; else one to three.
             edge, count = edge if isinstance(edge, tuple) else (edge, rng.randint(1, 3))
-            free = [p for p in edge if p not in chosen]
+            free = [p for p in edge if p not in chosen and p not in held]
             chosen.update(rng.sample(free, min(len(free), count, len(self.queue) - len(chosen))))
-        # Never the very last pair: a decoy that spans two pairs would run past the budget.
-        rest = [p for p in range(pairs - 1) if p not in chosen]
+        # Never the very last pair (a decoy there could not span two pairs).
+        rest = [p for p in range(pairs - 1) if p not in chosen and p not in held]
         chosen.update(rng.sample(rest, max(0, min(len(rest), len(self.queue) - len(chosen)))))
         self.positions = chosen
         self.position = 0
 
     def add(self, turns: int) -> None:
         """Append `turns` (even) filler turns."""
-        for _ in range(turns // 2):
-            if self.skip:  # the pair was used by a decoy that spans two pairs
+        pairs = turns // 2
+        for done in range(pairs):
+            if self.skip:  # the pair was used by a decoy that spans several pairs
                 self.skip -= 1
             elif self.position in self.positions:
-                self.conv.room = self.pairs - self.position - 1
+                # Only the pairs left in this gap: a decoy never runs past the next fact, which
+                # would shorten the turns after it (the depth) and push the evidence later.
+                self.conv.room = pairs - done - 1
                 self.skip = self.queue.pop()(self.conv) or 0
             else:
                 small_talk(self.conv)

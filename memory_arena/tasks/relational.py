@@ -56,8 +56,8 @@ PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat
                    "{n} and {m} share a car to the office.", "{n} and {m} lunch together.", "{n} teased {m}.")
 
 
-ELSEWHERE = ("At {who}'s company, {e} reports to {m}.", "{who} says that at their office {m} manages {e}.",
-             "In {who}'s team, {e}'s boss is {m}.", "{who} told me {m} is {e}'s manager at their firm.")
+ELSEWHERE = ("At my sister's company, {n} reports to {m}.", "My neighbour says that at their office {m} manages {n}.",
+             "In my cousin's team, {n}'s boss is {m}.", "My brother told me {m} is {n}'s manager at his firm.")
 NOT_PEOPLE = ("{n} manages the team's fantasy football league.", "{n} is in charge of the office plants.",
               "{n} runs the book club at work.", "{n} manages the coffee fund.", "{n} looks after the office aquarium.",
               "{n} manages the booking of the meeting rooms.")
@@ -93,30 +93,31 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     answer = names[chain[hops]]
     edges = list(parent.items())
     rng.shuffle(edges)
-    # Small talk naming chart people: the asked person with two or three others, then enough
-    # lines that every other chart name is mentioned as often as the most-mentioned one.
-    others = [n for n in range(size) if n != subject]
-    # The asked person's partners in small talk come from everyone who may be named, outsiders
-    # too, so that "a name next to the asked person" is the answer no more often than chance.
-    outsiders = [conv.draw("person") for _ in range(3)]
-    lines = [(subject, rng.choice(others + list(range(size, size + 3)))) for _ in range(rng.randint(4, 6))]
+    # Everyone who may be named besides the asked person: the other chart people and a few
+    # outsiders. Small talk names the asked person with several of them, other workplaces'
+    # reporting lines name outsiders, and then every one of them is mentioned as often as the
+    # most-mentioned: "the name said most, or last, or next to the asked person" is the answer no
+    # more often than chance.
+    outsiders = [conv.draw("person") for _ in range(rng.randint(3, 5))]
     everyone = names + outsiders
-    counts = Counter(n for edge in edges for n in edge) + Counter(n for line in lines for n in line if n < size)
+    others = [n for n in range(len(everyone)) if n != subject]
+    lines: list[tuple[str, tuple[int, ...]]] = [("pair", (subject, rng.choice(others))) for _ in range(rng.randint(4, 6))]
+    strangers = list(range(size, len(everyone)))
+    for _ in range(rng.randint(1, 2)):
+        lines.append(("elsewhere", tuple(rng.sample(strangers, 2))))
+    leaves = [n for n in others if n not in parent.values()]
+    lines += [("not_people", (n,)) for n in rng.sample(leaves, min(len(leaves), rng.randint(1, 3)))]
+    counts = Counter(n for edge in edges for n in edge) + Counter(n for _, line in lines for n in line)
     target = max(counts[n] for n in others) + rng.randint(0, 1)
     owed = [n for n in others for _ in range(target - counts[n])]
     rng.shuffle(owed)
     while owed:
         first = owed.pop()
         partner = next((i for i, n in enumerate(owed) if n != first), None)
-        lines.append((first,) if partner is None or rng.random() < 0.3 else (first, owed.pop(partner)))
-    queue = [_small_talk(PAIR_SMALL_TALK if len(line) == 2 else CHART_SMALL_TALK, *(everyone[n] for n in line),
-                         outsiders=[everyone[n] for n in line if n >= size]) for line in lines]
-    queue += [noise.typed_mention("person") for _ in range(rng.randint(1, 3))]
-    # Reporting lines of other people's workplaces, and chart people "managing" things that are
-    # not people: names in a manager's place that are not the answer.
-    queue += [_elsewhere for _ in range(rng.randint(2, 4))]
-    leaves = [n for n in others if n not in parent.values()]
-    queue += [_small_talk(NOT_PEOPLE, names[n]) for n in rng.sample(leaves, min(len(leaves), rng.randint(1, 3)))]
+        lines.append(("single", (first,)) if partner is None or rng.random() < 0.3 else ("pair", (first, owed.pop(partner))))
+    templates = {"pair": PAIR_SMALL_TALK, "single": CHART_SMALL_TALK, "not_people": NOT_PEOPLE, "elsewhere": ELSEWHERE}
+    queue = [_small_talk(templates[kind], *(everyone[n] for n in line), outsiders=[everyone[n] for n in line if n >= size])
+             for kind, line in lines]
     rng.shuffle(queue)
     low = min(config.max_noise, max(16, 2 * len(queue) + 4))
     total = even_between(rng, low, max(low, config.max_noise))
@@ -138,15 +139,6 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         distractors=[n for n in names if n != answer] + outsiders, builder_version=VERSION,
         subject=names[subject], question_kind=kind, hops=hops,
     )
-
-
-def _elsewhere(conv: Conversation) -> None:
-    """A reporting line at someone else's workplace: both names are outsiders, logged as mentions."""
-    who = noise.other_person(conv)
-    employee, manager = conv.draw("person"), conv.draw("person")
-    turn = conv.say(conv.fresh(ELSEWHERE), noise=True, who=who, e=employee, m=manager)
-    for value in (employee, manager):
-        conv.log(turn, {"op": "mention", "kind": "person", "value": value})
 
 
 def _small_talk(templates: tuple[str, ...], name: str, other: str = "", outsiders: tuple = ()) -> noise.Decoy:

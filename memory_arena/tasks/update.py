@@ -27,31 +27,38 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     slot = stratified(config, NAME, index, SLOTS, "slot")
     changes = stratified(config, NAME, index, CHANGES, "changes")
     # Two turns before the first statement and after the last are kept for decoys; every gap
-    # between statements has at least one pair (the session changes in it).
-    reserved = 4 + 2 * changes
+    # between statements has at least two pairs: the session changes in it, opened by small talk,
+    # and a decoy can come before the change.
     total = even_between(rng, min(config.max_noise, 6 * (changes + 1)), config.max_noise)
+    per_gap = 4 if total >= 4 + 4 * changes else 2  # a tight --max-noise keeps one pair a gap
+    reserved = 4 + per_gap * changes
     # The tail after the last change is drawn first and uniformly, so that the evidence sits
     # anywhere in the conversation, not always late.
-    tail = even_between(rng, 0, total - reserved)
-    gaps = [g + 2 for g in split_total(rng, total - reserved - tail, changes + 1)] + [tail + 2]
-    # Each change happens in a later session that starts somewhere in the gap before it, with
-    # at least one pair after the break, where a decoy goes: the change is not the first value
-    # of its session.
-    breaks = [2 * rng.randint(0, gaps[step] // 2 - 1) for step in range(1, changes + 1)]
+    tail = even_between(rng, 0, max(0, total - reserved))
+    between = [g + per_gap for g in split_total(rng, max(0, total - reserved - tail), changes)]
+    head = 2
+    gaps = [head] + between + [tail + 2]
+    # Each change happens in a later session that opens (with small talk) somewhere in the gap
+    # before it, leaving at least one pair after the opener for a decoy: the change is not the
+    # first value of its session.
+    breaks = [2 * rng.randint(0, max(0, gaps[step] // 2 - 2)) for step in range(1, changes + 1)]
     starts = [sum(gaps[:step]) // 2 for step in range(changes + 2)]
-    must = [range(gaps[0] // 2)] + [range(starts[step] + breaks[step - 1] // 2, starts[step + 1])
+    openers = {starts[step] + breaks[step - 1] // 2 for step in range(1, changes + 1)}
+    must = [range(gaps[0] // 2)] + [range(starts[step] + breaks[step - 1] // 2 + 1, starts[step + 1])
                                     for step in range(1, changes + 1)]
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot), must=must, last_gap=True)
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot), must=must, last_gap=True, small_talk_at=openers)
     filler.add(gaps[0])
     turns = [conv.fact(rng.choice(slot.state),
                        {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]},
                        v=values[0])]
     for step, value in enumerate(values[1:], 1):
         filler.add(breaks[step - 1])
-        conv.new_session()
+        conv.session_due()
         filler.add(gaps[step] - breaks[step - 1])
+        if conv.session_pending(since=turns[-1]):  # no small talk came: the change opens the session
+            conv.new_session()
         bare = conv.previous_is_plain() and rng.random() < 0.5
         template = rng.choice(slot.bare if bare else slot.update)
         turns.append(conv.fact(template, {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user",
