@@ -13,6 +13,7 @@ import pytest
 
 from memory_arena.cli import main
 from memory_arena.tasks.schema import CATEGORIES
+from memory_arena.verifier.metrics import tasks_text
 
 from test_results_fixtures import (VF_EVAL_V03, VF_EVAL_V04, replies, run_bench, run_offline, shipped, write_v03,
                                    write_v04)
@@ -83,21 +84,22 @@ def test_side_by_side_table_holds_the_json_numbers(offline):
     # The standard buckets, then a deeper one where the dataset has tasks that deep.
     keys = ["10", "50", "100"]
     keys += sorted({k for r in saved.values() for k, cell in r["recall_at"].items() if k not in keys and cell["n"]})
-    assert header == ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in keys), "stale rate"]
+    assert header == ["run", "scored", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in keys),
+                      "stale rate", "wrong day"]
     assert [row[0] for row in rows] == list(saved)
     for row in rows:
         report = saved[row[0]]
         ms = report["memory_score"]
-        expected = [f"{pct(ms['value'])} [{pct(ms['ci'][0])}, {pct(ms['ci'][1])}]"]
+        expected = [tasks_text(report), f"{pct(ms['value'])} [{pct(ms['ci'][0])}, {pct(ms['ci'][1])}]"]
         expected += [pct(report["categories"][c]["accuracy"]) for c in CATEGORIES]
         expected += [pct(report["recall_at"][k]["accuracy"]) for k in keys]
-        expected.append(pct(report["stale_rate"]["value"]))
+        expected += [pct(report["stale_rate"]["value"]), pct(report["wrong_day_rate"]["value"])]
         assert row[1:] == expected, row[0]
     # Spot checks against the baselines' expected scores (docs/design.md, "Offline baselines"),
     # independent of the formatting above.
     by_run = {row[0]: row for row in rows}
-    assert by_run["latest-fact"][1].startswith("100.0 [")
-    assert by_run["stale-fact"][3] == "0.0" and by_run["stale-fact"][2] == "100.0"
+    assert by_run["latest-fact"][1] == "500 tasks" and by_run["latest-fact"][2].startswith("100.0 [")
+    assert by_run["stale-fact"][4] == "0.0" and by_run["stale-fact"][3] == "100.0"
 
 
 def test_breakdown_table_holds_the_splits(offline):
@@ -194,8 +196,8 @@ def test_two_eval_folders(tmp_path):
                  "--out", str(tmp_path / "r")]) == 0
     page = Page((tmp_path / "r" / "report.html").read_text())
     rows = {row[0]: row for row in page.tables["side-by-side"][1:]}
-    assert rows["m, Memory Tool"][1].startswith("100.0")
-    assert float(rows["m, No Memory Tool"][-1]) > 0  # the stale-fact replies show up as stale
+    assert rows["m, Memory Tool"][2].startswith("100.0")
+    assert float(rows["m, No Memory Tool"][-2]) > 0  # the stale-fact replies show up as stale
 
 
 def test_real_vf_eval_folders_of_both_versions(tmp_path):
@@ -274,7 +276,7 @@ def test_side_by_side_keeps_recall_beyond_100_turns_when_a_run_has_it():
     runs = _runs_from({"long": [("recall", 5, True), ("recall", 400, False), ("recall", 900, True)],
                        "short": [("recall", 5, True), ("recall", 60, True)]})
     header = table.side_by_side_header(runs)
-    assert header[-5:] == ["Recall@10", "Recall@50", "Recall@100", "Recall@>100", "stale rate"]
+    assert header[-6:] == ["Recall@10", "Recall@50", "Recall@100", "Recall@>100", "stale rate", "wrong day"]
     rows = {row[0]: dict(zip(header, row)) for row in table.side_by_side(runs, ["long", "short"])}
     assert rows["long"]["Recall@>100"] == "50.0" and rows["short"]["Recall@>100"] == "n/a"
     assert rows["short"]["Recall@100"] == "100.0"
@@ -295,7 +297,7 @@ def test_partial_runs_are_marked_and_not_ranked_with_complete_ones(tmp_path):
     assert found[0].startswith("Highest Memory Score: complete, ")
     assert any("recall only" in f and "partial" in f.lower() and "not ranked" in f for f in found), found
     header = table.side_by_side_header(runs)
-    cells = {row[0]: row[1] for row in table.side_by_side(runs, labels)}
+    cells = {row[0]: row[2] for row in table.side_by_side(runs, labels)}
     assert cells["recall only"].endswith("(partial: recall)") and "partial" not in cells["complete"]
     # All partial over the same categories: compared, and said to be partial.
     same = _runs_from({"a": [("recall", 5, True)], "b": [("recall", 5, False)]})
@@ -306,3 +308,26 @@ def test_partial_runs_are_marked_and_not_ranked_with_complete_ones(tmp_path):
     assert "Highest" not in first and "different categories" in first
     page = build(runs, labels, tmp_path / "r")
     assert Page(page.read_text()).tables["side-by-side"][0] == header
+
+
+def test_repeated_rollouts_are_shown_per_task(tmp_path):
+    """#16.2: a run with three rollouts per task says "5 tasks x 3 rollouts", and the page gains
+    the pass@k / all-k / disagreement table with the report's own numbers."""
+    tasks = shipped(5)
+    rows = [(t, t.answer) for t in tasks for _ in range(3)]
+    rows[4] = (tasks[1], "I have no idea.")  # one of the update task's three rollouts is wrong
+    folder = write_v04(tmp_path / "run", [t for t, _ in rows], [x for _, x in rows], model="m")
+    assert main(["report", str(folder), "--out", str(tmp_path / "r")]) == 0
+    page = Page((tmp_path / "r" / "report.html").read_text())
+    [row] = page.tables["side-by-side"][1:]
+    assert row[1] == "5 tasks x 3 rollouts"
+    header, *cells = page.tables["repeated"]
+    assert header == ["run", "category", "tasks", "pass@3", "all-3", "rollouts disagree"]
+    by_category = {c[1]: c for c in cells}
+    assert by_category["update"][3:] == ["100.0", "0.0", "100.0"]
+    assert by_category["all tasks"][2:] == ["5", "100.0", "80.0", "20.0"]
+
+
+def test_single_rollout_runs_have_no_repeated_table(offline):
+    _, out = offline
+    assert "repeated" not in Page((out / "report.html").read_text()).tables

@@ -84,10 +84,12 @@ def render(runs: list[Run], labels: list[str], charts: dict[str, tuple[Path, str
         weights = ", ".join(f"{w:.2f} {c}" for c, w in WEIGHTS.items())
         parts += ["<h2>Runs side by side</h2>",
                   _table(table.side_by_side_header(runs), table.side_by_side(runs, labels), "side-by-side",
-                         "Accuracy (%) per category, Recall@ by noise depth, stale rate; "
-                         "Memory Score with its 95% confidence interval"),
+                         "Tasks scored (and rollouts per task), accuracy (%) per category (the mean over tasks of "
+                         "each task's mean reward), Recall@ by depth, stale and wrong-day rates; Memory Score with "
+                         "its 95% confidence interval over tasks"),
                   *(_figure(*charts[name]) for name in ("memory_score", "categories", "depth", "stale")
                     if name in charts),
+                  *_repeated_section(runs, labels),
                   "<h3>Temporal and relational detail</h3>",
                   _table(*table.breakdown(runs, labels), "breakdown",
                          "Accuracy (%) of current-value and as-of-day questions, and by reporting-chain hops"),
@@ -114,14 +116,30 @@ def render(runs: list[Run], labels: list[str], charts: dict[str, tuple[Path, str
             + "\n".join(parts) + "\n</body>\n</html>\n")
 
 
+def _repeated_section(runs: list[Run], labels: list[str]) -> list[str]:
+    """Only for runs with several rollouts per task: the spread between rollouts is what RL learns from."""
+    header, rows = table.repeated_rows(runs, labels)
+    if not rows:
+        return []
+    return ["<h3>Repeated rollouts</h3>",
+            _table(header, rows, "repeated",
+                   "Per task over its rollouts: right at least once (pass@k), right every time (all-k), "
+                   "and the share of tasks whose rollouts disagree (%)")]
+
+
 def _definitions() -> str:
     terms = [
         ("Memory Score", "weighted accuracy over the five categories; update weighs most."),
-        ("Recall@10 / @50 / @100", "accuracy of recall tasks with 1-10, 11-50 and 51-100 noise turns."),
-        ("stale rate", "share of update, contradiction and temporal replies that name a superseded value: "
-                       "the memory kept an old truth."),
-        ("hedged / missing / too_long / empty", "why a reply was wrong: it named a stale value or a distractor "
-                                               "next to the answer, lacked the answer, was too long, or was empty."),
+        ("Recall@10 / @50 / @100", "accuracy of recall tasks whose fact lies 1-10, 11-50 and 51-100 turns "
+                                   "before the question."),
+        ("stale rate", "share of update, contradiction and temporal replies that assert a superseded value as "
+                       "current: the memory kept an old truth."),
+        ("wrong day", "share of as-of-day replies that give a value set only after the day asked."),
+        ("scored, pass@k, all-k", "tasks scored and rollouts per task; with several rollouts accuracy is the mean "
+                                  "over tasks of each task's mean reward, pass@k counts a task right if any of k "
+                                  "rollouts is, all-k if every one is."),
+        ("hedged / missing / too_long / empty", "why a reply was wrong: it offered another value as a possible "
+                                               "current one, did not assert the answer, was too long, or was empty."),
         ("hit@K, MRR, stale-rank rate", "retrieval: a gold turn among the top K; 1 / rank of the first gold turn; "
                                         "a superseded value ranked above the current one."),
     ]

@@ -12,7 +12,7 @@ from typing import Any
 
 from memory_arena.results import Run
 from memory_arena.tasks.schema import CATEGORIES
-from memory_arena.verifier.metrics import RECALL_BUCKETS
+from memory_arena.verifier.metrics import RECALL_BUCKETS, tasks_text
 
 RECALL_KEYS = tuple(str(high) for _, high in RECALL_BUCKETS)
 FAILURE_REASONS = ("hedged", "missing", "too_long", "empty")
@@ -40,7 +40,8 @@ def recall_keys(runs: list[Run]) -> list[str]:
 
 
 def side_by_side_header(runs: list[Run]) -> list[str]:
-    return ["run", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in recall_keys(runs)), "stale rate"]
+    return ["run", "scored", "Memory Score [95% CI]", *CATEGORIES, *(f"Recall@{k}" for k in recall_keys(runs)),
+            "stale rate", "wrong day"]
 
 
 def memory_score_cell(ms: dict[str, Any]) -> str:
@@ -60,12 +61,28 @@ def side_by_side(runs: list[Run], labels: list[str]) -> list[list[str]]:
         if run.report is None:
             continue
         r = run.report
-        cells = [label, memory_score_cell(r["memory_score"])]
+        cells = [label, tasks_text(r), memory_score_cell(r["memory_score"])]
         cells += [pct(r["categories"].get(c, {}).get("accuracy")) for c in CATEGORIES]
         cells += [pct(r["recall_at"].get(k, {}).get("accuracy")) for k in keys]
-        cells.append(pct(r["stale_rate"]["value"]))
+        cells += [pct(r["stale_rate"]["value"]), pct((r.get("wrong_day_rate") or {}).get("value"))]
         rows.append(cells)
     return rows
+
+
+def repeated_rows(runs: list[Run], labels: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows for runs with several rollouts per task: pass@k, all-k and the share of
+    tasks whose rollouts disagree, per category and over all tasks (docs/design.md, "Metrics")."""
+    rows = []
+    ks = set()
+    for label, run in zip(labels, runs):
+        repeated = run.report.get("repeated") if run.report is not None else None
+        if not repeated:
+            continue
+        ks.add(repeated["k"])
+        for name, cell in [*repeated["categories"].items(), ("all tasks", repeated["all"])]:
+            rows.append([label, name, str(cell["tasks"]), pct(cell["pass_at_k"]), pct(cell["all_k"]), pct(cell["disagree"])])
+    k = str(ks.pop()) if len(ks) == 1 else "k"
+    return ["run", "category", "tasks", f"pass@{k}", f"all-{k}", "rollouts disagree"], rows
 
 
 def breakdown(runs: list[Run], labels: list[str]) -> tuple[list[str], list[list[str]]]:

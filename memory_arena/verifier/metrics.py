@@ -263,7 +263,7 @@ def _ci(ci: list[float]) -> str:
     return f"[{100 * ci[0]:5.1f}, {100 * ci[1]:5.1f}]"
 
 
-def _over(report: dict[str, Any]) -> str:
+def tasks_text(report: dict[str, Any]) -> str:
     """"5 tasks", "5 tasks x 3 rollouts", or "5 tasks x 2-3 rollouts (14 in all)"."""
     tasks = report.get("tasks", report["n"])
     low, high = report.get("rollouts_per_task") or [1, 1]
@@ -285,7 +285,7 @@ def format_report(report: dict[str, Any], title: str | None = None) -> str:
     ms = report["memory_score"]
     lines = [title] if title else []
     partial = "" if ms["complete"] else f"  (partial: {', '.join(ms['categories']) or 'no categories'})"
-    lines.append(f"Memory Score {_pct(ms['value'])}  95% CI {_ci(ms['ci'])}  over {_over(report)}{partial}")
+    lines.append(f"Memory Score {_pct(ms['value'])}  95% CI {_ci(ms['ci'])}  over {tasks_text(report)}{partial}")
     lines.append(f"  {'category':<14}{'weight':>7}{'acc':>9}{'tasks':>7}  95% CI")
     for name, cell in report["categories"].items():
         if cell["n"]:
