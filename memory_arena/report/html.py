@@ -20,7 +20,7 @@ from . import table
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = """
 body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; background: #ffffff;
-       max-width: 1200px; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
+       max-width: 1400px; margin: 2rem auto; padding: 0 1rem; line-height: 1.45; }
 h1 { font-size: 1.7rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.25rem; border-bottom: 2px solid #0072B2; padding-bottom: 0.2rem; margin-top: 2.2rem; }
 h3 { font-size: 1.05rem; margin-top: 1.6rem; }

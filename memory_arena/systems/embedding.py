@@ -14,9 +14,9 @@ only imported by that subprocess.
 A static model averages token vectors, so function words weigh as much as content words
 and "What kind of dog do we have?" lands nearer "How lovely!" than "We adopted a golden
 retriever". The encoder therefore embeds only the content words (`text.tokenize`, the
-lexical systems' tokeniser); a text without any embeds to zeros. On the shipped tasks this
-lifts dense hit@10 from 0.81 to 0.88. The full transformer does better still (hit@10 0.96
-against 0.88 on the first ten tasks of each category) at ~250 times the cost.
+lexical systems' tokeniser); a text without any embeds to zeros, which lifts dense hit@10 on
+the shipped tasks. The full transformer does somewhat better at ~250 times the cost (the
+README's memory-system section has the current figures and how they were measured).
 
 `python -m memory_arena.systems.embedding` builds (or finds) the model and prints its folder.
 All of this needs the `dense` extra.
