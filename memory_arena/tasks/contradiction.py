@@ -41,7 +41,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     if form == "scratch":
         after, between = after + between, 0
     gaps = [before, between, between2, after]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(2, 4)))
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(2, 4), facts=slot.state))
 
     def event(op: str, value: str) -> dict:
         return {"op": op, "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}

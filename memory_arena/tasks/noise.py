@@ -164,30 +164,52 @@ def someone_else_corrected(slot: Slot) -> Decoy:
     of a correction does not point at the evidence. Each corrected value is the only one of its
     kind in the turn before, so a careful reader knows whose value is corrected."""
 
+    def state(conv: Conversation, value: str) -> tuple[int, str, dict]:
+        who = other_person(conv, slot)
+        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
+        _log_other(conv, turn, slot, who, value)
+        return turn, slot.other_noun.format(who=who), {"op": "other", "subject": who}
+
+    return _corrected(slot, state, fallback=someone_else(slot))
+
+
+def user_twin_corrected(slot: Slot) -> Decoy:
+    """The user's twin statement (`Slot.twin_fix`: "My cat is called {v}") corrected right after
+    in every correction form, first person like the user's own corrections: a correction in the
+    user's words is not always the evidence."""
+    template, noun = slot.twin_fix
+
+    def state(conv: Conversation, value: str) -> tuple[int, str, dict]:
+        turn = conv.say(template, noise=True, v=value)
+        conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value})
+        return turn, noun, {"op": "sibling"}
+
+    return _corrected(slot, state, fallback=user_twin(slot, ()))
+
+
+def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
+    """A value stated by `state(conv, value) -> (turn, noun, event)`, then corrected in one of
+    the user's correction forms; only forms that fit in the filler still to come (`conv.room`
+    pairs), so that no conversation runs past its noise budget."""
+
     def make(conv: Conversation) -> int:
         rng = conv.rng
-        who = other_person(conv, slot)
-        noun = slot.other_noun.format(who=who)
-        values = [conv.draw(slot.kind), conv.draw(slot.kind)]
-        # Only forms that fit in the filler still to come (`conv.room` pairs), so that no
-        # conversation runs past its noise budget.
-        fits = [f for f, extra in (("direct", 1), ("scratch", 1), ("restatement", 2), ("double", 2)) if extra <= conv.room]
+        fits = [f for f, extra in (("direct", 1), ("scratch", 1), ("restatement", 2), ("double", 2)) if extra <= conv.room
+                and not (f == "restatement" and conv.used.issuperset(corrections.RECAP_ASK))]  # no recap asked twice
         if not fits:
-            someone_else(slot)(conv)
+            fallback(conv)
             return 0
         form = rng.choice(fits)
-        if form == "double":
-            values.append(conv.draw(slot.kind))
-        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=values[0])
-        _log_other(conv, turn, slot, who, values[0])
+        values = [conv.draw(slot.kind) for _ in range(3 if form == "double" else 2)]
+        _, noun, event = state(conv, values[0])
         if form == "restatement":
-            conv.pair(corrections.fill(slot, rng.choice(corrections.RECAP_ASK), noun=noun),
+            conv.pair(corrections.fill(slot, conv.fresh(corrections.RECAP_ASK), noun=noun),
                       corrections.fill(slot, rng.choice(corrections.RECAP_SAY), old=values[0]), noise=True)
         pools = {"direct": (corrections.DIRECT,), "scratch": (corrections.SCRATCH,), "restatement": (corrections.RECAP_FIX,),
                  "double": (corrections.DIRECT, corrections.AGAIN)}[form]
         for step, pool in enumerate(pools, 1):
             turn = conv.say(corrections.fill(slot, rng.choice(pool), values[step], values[step - 1], noun=noun), noise=True)
-            conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": values[step]})
+            conv.log(turn, {**event, "slot": slot.name, "kind": slot.kind, "value": values[step]})
         return len(pools) + (form == "restatement")
 
     return make
@@ -211,16 +233,41 @@ def user_decoy(slot: Slot, role: str) -> Decoy:
     return make
 
 
-def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0) -> list[Decoy]:
+def user_twin(slot: Slot, facts: tuple[str, ...]) -> Decoy:
+    """A statement about another thing of the user's, in the very sentence the user states facts
+    with ("My cat is called {v}, she is a sweetheart." beside "My dog is called {v}, he is a
+    sweetheart."): the twins of the templates in `facts`, the ones the evidence is said in."""
+    preferred = [twin for fact, twin in slot.twins if fact in facts]
+    others = [twin for fact, twin in slot.twins if fact not in facts]
+
+    def make(conv: Conversation) -> None:
+        # Each twin once (a second "My haircut is on ..." would read as a change): those of
+        # the evidence's templates first, then the others.
+        unused = [t for t in preferred if t not in conv.used] or [t for t in others if t not in conv.used] \
+            or preferred + others
+        template = conv.fresh(unused)
+        values = {key: conv.draw(slot.kind) for key in ("v", "old") if "{" + key + "}" in template}
+        turn = conv.say(template, noise=True, **values)
+        for value in values.values():
+            conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value})
+
+    return make
+
+
+def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[str, ...] = ()) -> list[Decoy]:
     """Near-distractors of every role for one task, in a random order: two to four of someone
     else's statements, one or two of the user's other slots, one or two musings, two to four typed
-    mentions, and `fixes` corrections of someone else's value."""
+    mentions, `fixes` corrections of someone else's value and as many of a twin of the user's, and
+    four to seven twins of the user's own statements (`facts`: the templates the evidence is said
+    in), as far as the slot has twins."""
     rng = conv.rng
     queue = ([someone_else(slot) for _ in range(rng.randint(2, 4))]
              + [user_decoy(slot, "sibling") for _ in range(rng.randint(1, 2))]
              + [user_decoy(slot, "musing") for _ in range(rng.randint(1, 2))]
              + [typed_mention(slot.kind) for _ in range(rng.randint(2, 4))]
-             + [someone_else_corrected(slot) for _ in range(fixes)])
+             + [someone_else_corrected(slot) for _ in range(fixes)]
+             + [user_twin_corrected(slot) for _ in range(fixes if slot.twin_fix else 0)]
+             + [user_twin(slot, facts) for _ in range(min(rng.randint(4, 7), len(slot.twins)))])
     rng.shuffle(queue)
     return queue
 

@@ -39,7 +39,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     before = even_between(rng, 2, config.max_noise - after)
     conv = Conversation(rng)
     value = conv.draw(slot.kind)
-    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, fixes=rng.randint(0, 1)))
+    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, fixes=rng.randint(0, 1), facts=slot.state))
     filler.add(before)
     fact_turn = conv.fact(rng.choice(slot.state),
                           {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}, v=value)

@@ -58,6 +58,13 @@ class Slot:
     """How a correction of someone else's value refers to it ("where {who} lives")."""
     phrase: str = "{v}"
     """How a bare value reads inside a correction ("the {v} floor", "spot {v}")."""
+    twins: tuple[tuple[str, str], ...] = ()
+    """(fact template, twin): the same sentence about another thing of the user's of the same kind
+    ("My cat is called {v}" for "My dog is called {v}"), so that the shape of the user's own
+    statements is shared by decoys."""
+    twin_fix: tuple[str, str] | None = None
+    """A twin statement and how a correction names it ("My cat is called {v}.", "what the cat is
+    called"): the user's own corrections of something else."""
     no_cohabitants: bool = False
     """Whether `other` must not name people who share the user's home (their value would
     contradict the user's)."""
@@ -78,6 +85,8 @@ SLOTS: tuple[Slot, ...] = (
         other=("{who} lives in {v} at the moment.", "{who} is based in {v} these days.", "{who}'s flat is in {v}, close to the old town.",
                "{who}'s new home city is {v}.", "{who} just moved to {v}.", "Home for {who} is {v} these days.",
                "{who} has been living in {v} for a few years now.", "{who} keeps telling me how much they love living in {v}."),
+        twins=(("I live in {v} at the moment.", "I work in {v} at the moment."), ("I'm based in {v} these days.", "I'm commuting to {v} these days."), ("We've been living in {v} for a few years now.", "We've been holidaying in {v} for a few years now."), ("My flat is in {v}, close to the old town.", "My office is in {v}, close to the old town."), ("Big news: my home is now in {v}.", "Big news: my office is now in {v}."), ("My new home city is {v}.", "My new office city is {v}."), ("We have moved: we live in {v} now.", "We have decided: we holiday in {v} now."), ("We left {old} behind and moved to {v}.", "Our team left {old} behind and moved to {v}."),),
+        twin_fix=("My office is in {v}, close to the old town.", "where my office is"),
         sibling=("I grew up in {v}.", "My company's head office is in {v}.", "I was born in {v}, though I barely remember it."),
         musing=("We looked at flats in {v}, but the rent was too high.", "I almost moved to {v} once, but it fell through.",
                 "If I ever move again, {v} is at the top of my list."),
@@ -96,6 +105,8 @@ SLOTS: tuple[Slot, ...] = (
         other=("{who}'s dog is called {v}, he is a sweetheart.", "{who} has a terrier named {v}.", "{who} named their puppy {v}.",
                "{who} ended up renaming their dog {v}.", "{who} adopted a dog and named it {v}.", "{who} has a beagle named {v}.",
                "{who}'s dog goes by {v} now; they changed his name."),
+        twins=(("My dog is called {v}, he is a sweetheart.", "My cat is called {v}, she is a sweetheart."), ("Our dog's name is {v}.", "Our cat's name is {v}."), ("We named our puppy {v}.", "We named our kitten {v}."), ("I have a terrier named {v}.", "I have a tortoise named {v}."), ("We ended up renaming the dog {v}.", "We ended up renaming the cat {v}."), ("The dog is {v} now, we dropped {old}.", "The cat is {v} now, we dropped {old}."), ("The dog goes by {v} now; we changed his name.", "The cat goes by {v} now; we changed her name."),),
+        twin_fix=("My cat is called {v}, she is a sweetheart.", "what the cat is called"),
         sibling=("Our cat is called {v}.", "My first dog, when I was a kid, was called {v}.", "I named my bike {v}, don't laugh."),
         musing=("We thought about calling the dog {v}, but it didn't suit him.", "If we ever get a second dog, I'd like to call her {v}.",
                 "My partner suggested {v} as a name for the dog, but we said no."),
@@ -113,6 +124,8 @@ SLOTS: tuple[Slot, ...] = (
         other=("{who} works at {v} as a designer.", "{who} is an engineer at {v}.", "{who} has been at {v} for three years.",
                "{who} just started a new job at {v}.", "{who} accepted the offer from {v} and started this week.",
                "{who} got a job at {v}.", "{who} interviewed at {v} last week."),
+        twins=(("I work at {v} as a designer.", "I volunteer at {v} as a mentor."), ("I'm an engineer at {v}.", "I'm an investor in {v}."), ("My employer is {v}.", "My bank is {v}."), ("I just started a new job at {v}.", "I just started a new course at {v}."), ("My new employer is {v}.", "My new bank is {v}."),),
+        twin_fix=("My bank is {v}.", "my bank"),
         sibling=("My pension is managed by {v}.", "I did my internship at {v}, years ago.", "My phone contract is with {v}."),
         musing=("I interviewed at {v}, but I turned the offer down.", "If I ever switch jobs, {v} would be my first choice.",
                 "A recruiter from {v} called me, but I told them I'm not looking."),
@@ -129,6 +142,8 @@ SLOTS: tuple[Slot, ...] = (
         other=("{who}'s dentist appointment is on {v}.", "{who} booked the dentist for {v}.",
                "{who} had to reschedule the dentist, it's on {v} now.", "The dentist moved {who}'s appointment to {v}.",
                "{who} has a dentist appointment on {v}.", "{who}'s dentist visit is on {v}."),
+        twins=(("My dentist appointment is on {v}.", "My haircut appointment is on {v}."), ("I booked the dentist for {v}.", "I booked the plumber for {v}."), ("Dentist check-up is on {v}, I put it in my calendar.", "Car check-up is on {v}, I put it in my calendar."), ("The dentist moved my appointment to {v}.", "The plumber moved my appointment to {v}."), ("The dentist moved me from {old} to {v}.", "The plumber moved me from {old} to {v}."), ("I had to reschedule the dentist, it's on {v} now.", "I had to reschedule the plumber, it's on {v} now."),),
+        twin_fix=("My haircut appointment is on {v}.", "my haircut appointment"),
         sibling=("My haircut is booked for {v}.", "My brother's birthday is on {v}.", "Our anniversary is on {v}."),
         musing=("The dentist offered me {v}, but I couldn't make that day.", "I almost booked the dentist for {v}, but it clashed with work.",
                 "If they had a slot on {v}, I would have taken it."),
@@ -144,6 +159,8 @@ SLOTS: tuple[Slot, ...] = (
         other=("{who} lives on the {v} floor.", "{who}'s apartment is on the {v} floor.", "{who}'s flat is up on the {v} floor.",
                "{who} lives on the {v} floor of their building.", "{who}'s office is on the {v} floor.",
                "{who} switched units, their apartment is on the {v} floor now."),
+        twins=(("My apartment is on the {v} floor.", "My office is on the {v} floor."), ("I live on the {v} floor of my building.", "I work on the {v} floor of the office."), ("Our flat is up on the {v} floor.", "Our gym is up on the {v} floor."), ("We switched units, our apartment is on the {v} floor now.", "We switched offices, our team is on the {v} floor now."), ("New apartment is up on the {v} floor.", "New office is up on the {v} floor."), ("We went from the {old} floor to the {v} floor.", "Our team went from the {old} floor to the {v} floor."),),
+        twin_fix=("My office is on the {v} floor.", "the floor my office is on"),
         sibling=("My office is on the {v} floor.", "The gym in my building is on the {v} floor.", "My doctor's practice is on the {v} floor."),
         musing=("We looked at a flat on the {v} floor, but it had no lift.", "If we ever move, I'd like to be on the {v} floor or higher."),
         phrase="the {v} floor",
@@ -159,6 +176,8 @@ SLOTS: tuple[Slot, ...] = (
         question=("What car do I drive now?", "Which car do I have at the moment?", "What do I drive these days?"),
         other=("{who} drives a {v} to work.", "{who}'s car is a {v}, nothing fancy.", "{who} gets around in a {v}.", "{who} traded in their car for a {v}.",
                "{who}'s new car is a {v}.", "{who} just bought a {v}."),
+        twins=(("I drive a {v} to work.", "I want a {v} for work."), ("My car is a {v}, nothing fancy.", "My first car was a {v}, nothing fancy."), ("I traded in my car for a {v}.", "I almost traded in my car for a {v}."), ("My new car is a {v}.", "My dream car is a {v}."),),
+        twin_fix=("My dream car is a {v}.", "my dream car"),
         sibling=("My first car, years ago, was a {v}.", "My driving instructor had a {v}."),
         musing=("I test drove a {v}, but it felt too small.", "If I had the money, I'd get a {v}.",
                 "The dealer tried to sell me a {v}, but I said no."),
@@ -174,6 +193,8 @@ SLOTS: tuple[Slot, ...] = (
         question=("Who is my running partner?", "Who do I go running with these days?", "Who joins me for my Saturday runs?"),
         other=("{who}'s running partner is {v}.", "{who} goes running with {v} every Saturday.", "{who} runs with {v} now.",
                "{who}'s new running partner is {v}.", "{who} runs with {v} on weekends.", "{v} and {who} train together for the half marathon."),
+        twins=(("My running partner is {v}.", "My tennis partner is {v}."), ("I go running with {v} every Saturday.", "I go climbing with {v} every Saturday."), ("{v} and I train together for the half marathon.", "{v} and I study together for the exam."), ("My new running partner is {v}.", "My new tennis partner is {v}."), ("I run with {v} now.", "I swim with {v} now."), ("I used to run with {old}, now it's {v}.", "I used to swim with {old}, now it's {v}."),),
+        twin_fix=("My tennis partner is {v}.", "who I play tennis with"),
         sibling=("My tennis partner is {v}.", "I play chess with {v} on Thursdays.", "{v} is my climbing partner."),
         musing=("I asked {v} to run with me, but they said no.", "If I ever train for a marathon, I'd ask {v} to join."),
     ),
@@ -186,6 +207,8 @@ SLOTS: tuple[Slot, ...] = (
         question=("What is my parking spot number?", "Which parking space is mine now?", "Where do I park at work these days?"),
         other=("{who} parks in spot {v}.", "{who}'s parking spot is number {v}.", "{who} parks in spot {v} at work.",
                "{who} was assigned parking space {v}.", "{who}'s new parking space is {v}.", "Building management moved {who} to parking spot {v}."),
+        twins=(("My parking spot is number {v}.", "My gym locker is number {v}."), ("I park in spot {v} at work.", "I eat in room {v} at work."), ("I was assigned parking space {v}.", "I was assigned locker number {v}."), ("Building management moved me to parking spot {v}.", "Building management moved me to locker number {v}."), ("My new parking space is {v}.", "My new locker number is {v}."), ("I gave up spot {old} and got spot {v}.", "I gave up locker {old} and got locker {v}."),),
+        twin_fix=("My gym locker is number {v}.", "my gym locker"),
         sibling=("My gym locker is number {v}.", "My bike is in rack {v} in the basement.", "My seat at the stadium is number {v}."),
         musing=("They offered me spot {v}, but it's too far from the lift.", "I asked for spot {v}, but it was already taken."),
         phrase="spot {v}",

@@ -48,6 +48,7 @@ DAILY = (
              other=("{who} is in {v} today.", "{who} flew to {v} this morning.", "{who} landed in {v} this morning.",
                     "{who} is spending today in {v}.", "{who} took the early train and is in {v} now.",
                     "{who} kicked off a work trip in {v} today.", "{who} is travelling for work this week and today is in {v}."),
+             twins=(("I landed in {v} this morning.", "My parcel landed in {v} this morning."), ("I flew to {v} this morning.", "My parcel flew to {v} this morning."), ("My stop on the trip today is {v}.", "My parcel's stop today is {v}."),),
              sibling=("My next conference is in {v}.", "I grew up in {v}.", "The head office of my company is in {v}."),
              musing=("I almost took a detour through {v}, but there was no time.", "Some day I'd like to see {v}, but not on this trip.")),
         as_of=("Which city was I in on {day}?", "Where was I on {day}? Just the city."),
@@ -63,6 +64,7 @@ DAILY = (
              question=("Which desk am I sitting at now?", "What's my desk number at the moment?"),
              other=("{who} is at desk {v} today.", "{who} grabbed desk {v} this morning.", "{who} moved over to desk {v} this morning.",
                     "Today {who} is sitting at desk {v}.", "{who} hot-desks this week and is at desk {v} today."),
+             twins=(("I'm at desk {v} today.", "I'm in meeting room {v} today."), ("I grabbed desk {v} this morning.", "I grabbed locker {v} this morning."), ("I moved over to desk {v} this morning.", "I moved over to locker {v} this morning."), ("I hot-desk this week and I'm at desk {v} today.", "I hot-desk this week and my locker is {v} today."),),
              sibling=("My locker is number {v}.", "The meeting room I booked is {v}.", "My badge number ends in {v}."),
              musing=("I wanted desk {v}, but someone beat me to it.", "Desk {v} is by the window; I might try it some other week."),
              phrase="desk {v}"),
@@ -79,6 +81,7 @@ DAILY = (
              other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager.",
                     "In {who}'s team, the on-call phone went to {v} this morning.",
                     "Handover done in {who}'s team: {v} has the pager now.", "{v} is on call for {who}'s team today."),
+             twins=(("{v} is on call today.", "{v} is on leave today."), ("This week's on-call rotation starts with {v} today.", "This week's cleaning rotation starts with {v} today."), ("The on-call phone went to {v} this morning.", "The office keys went to {v} this morning."), ("Handover done: {v} has the pager now.", "Handover done: {v} has the office keys now."),),
              sibling=("My mentor this quarter is {v}.", "I'm pairing with {v} on the release.", "{v} is my buddy for the fire drill."),
              musing=("I suggested {v} for the on-call rota, but they said no.", "If we ever add a second person on call, I'd pick {v}.")),
         as_of=("Who was on call on {day}?", "Who had the on-call pager on {day}?"),
@@ -117,7 +120,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
                 per_day[asked_day] += 2
                 halves[asked_day][side] += 2
                 halves[donor] = split_total(rng, per_day[donor], 2)
-    queue = noise.decoy_queue(conv, slot, fixes=rng.randint(0, 2))
+    queue = noise.decoy_queue(conv, slot, fixes=rng.randint(0, 2), facts=slot.state + slot.update)
     # How many decoys come between the evidence and the end of the asked day is drawn uniformly,
     # so that the evidence's rank among the values said up to that day is no clue; the filler
     # there is widened (taken from other days) to hold them.

@@ -48,7 +48,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
                                     for step in range(1, changes + 1)]
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot), must=must, last_gap=True, small_talk_at=openers)
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, facts=slot.update), must=must, last_gap=True, small_talk_at=openers)
     filler.add(gaps[0])
     turns = [conv.fact(rng.choice(slot.state),
                        {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]},
