@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
 
-from ..tasks.forms import COMMON_WORDS, value_forms, value_kind, values_of_kind
-from ..tasks.vocab import PEOPLE, WEEKDAYS
+from ..tasks.forms import COMMON_WORDS, cardinal_word, ordinal_word, value_forms, value_kind, values_of_kind
+from ..tasks.vocab import MONTHS, PEOPLE, WEEKDAYS
 
 WORD_LIMIT = 30
 """A reply that asserts the answer but has more words than this is `too_long`. Instruct models
@@ -88,21 +88,14 @@ def extract_answer(reply: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+_MONTHS = tuple(m.casefold() for m in MONTHS)
 _MONTH_SET = frozenset(_MONTHS)
 _MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
-_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_ORDINAL_UNITS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-                  "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-                  "seventeenth", "eighteenth", "nineteenth")
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
-_ORDINAL_TENS = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
-                 "seventieth": 70, "eightieth": 80, "ninetieth": 90}
-_ORDINALS = {w: n for n, w in enumerate(_ORDINAL_UNITS) if n} | _ORDINAL_TENS
-_CARDINALS = {w: n for n, w in enumerate(_UNITS) if n}
+# Number words spelled as `value_forms` spells floors: 1 to 19 and the round tens (compounds
+# such as "twenty-third" are read as tens + unit by `_numbers`).
+_ORDINALS = {ordinal_word(n): n for n in (*range(1, 20), *range(20, 100, 10))}
+_CARDINALS = {cardinal_word(n): n for n in range(1, 20)}
+_TENS = {cardinal_word(n): n for n in range(20, 100, 10)}
 # Ordinals that are everyday words ("a second-hand bike", "third time lucky") are numbers only
 # next to a word that makes them one.
 _WORDY_ORDINALS = frozenset(w for w in _ORDINALS if w in COMMON_WORDS)
