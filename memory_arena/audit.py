@@ -29,15 +29,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
+from .tasks.common import DAY_MS
 from .tasks.schema import CATEGORIES, Task, Turn
+from .tasks.vocab import WEEKDAYS as _WEEKDAYS
 from .verifier.metrics import WEIGHTS, build_report, memory_score
 from .verifier.scoring import normalize, score
 
 MARGIN = 0.05
 """A rule more than this above chance in a category is flagged (and fails `--strict`)."""
 
-DAY_MS = 86_400_000
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = tuple(day.casefold() for day in _WEEKDAYS)  # as the scorer's `normalize` writes them
 
 # Words that make the mention right after them a rejected value: "not Lyon", "no longer
 # Lyon", "instead of Lyon". Normalised spelling: apostrophes are gone ("isn't" -> "isnt").

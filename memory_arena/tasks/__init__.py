@@ -31,7 +31,8 @@ BUILDERS: dict[str, ModuleType] = {
 
 def build_task(category: str, index: int, seed: int = DEFAULT_SEED, config: BuildConfig | None = None) -> Task:
     """Task `index` of `category` for `seed`, built on its own (`config.seed` is set to `seed`)."""
-    config = BuildConfig(max_noise=config.max_noise if config else 100, seed=seed)
+    if config is None or config.seed != seed:
+        config = BuildConfig(max_noise=config.max_noise if config else 100, seed=seed)
     return BUILDERS[category].build(task_rng(seed, category, index), index, config)
 
 

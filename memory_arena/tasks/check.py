@@ -132,8 +132,8 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
         if not path.is_file():
             problems.append(f"{path}: missing")
             continue
-        recall_noise: list[int] = []
         recall_depth: list[int] = []
+        recall_noise = 0  # the most noise of any recall task: which depth buckets fit
         with open(path, encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 where = f"{path}:{lineno}"
@@ -151,10 +151,10 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
                 counts[category] = counts.get(category, 0) + 1
                 problems.extend(f"{where}: {p}" for p in check_task(task, category))
                 if category == "recall":
-                    recall_noise.append(task.noise_turns)
+                    recall_noise = max(recall_noise, task.noise_turns)
                     recall_depth.append(task.meta["depth"])
-        if category == "recall" and recall_noise:
-            problems.extend(f"{path}: {p}" for p in _check_buckets(recall_depth, max(recall_noise)))
+        if category == "recall" and recall_depth:
+            problems.extend(f"{path}: {p}" for p in _check_buckets(recall_depth, recall_noise))
     if len(set(counts.values())) > 1:
         problems.append(f"{folder}: categories differ in size: {counts}")
     if n is not None:

@@ -111,7 +111,7 @@ class Conversation:
     # -- time and sessions --------------------------------------------------------------
     def start_session(self, at_ms: int | None = None) -> None:
         """Begin a new session at `at_ms` (a minute after the last turn if that has passed),
-        or, with no time given, a few hours to a day after the last turn."""
+        or, with no time given, one to fourteen days after the last turn."""
         self.session += 1
         if at_ms is not None:
             self.clock = max(at_ms, self.clock + 60_000)

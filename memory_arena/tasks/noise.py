@@ -164,11 +164,11 @@ def someone_else_corrected(slot: Slot) -> Decoy:
     of a correction does not point at the evidence. Each corrected value is the only one of its
     kind in the turn before, so a careful reader knows whose value is corrected."""
 
-    def state(conv: Conversation, value: str) -> tuple[int, str, dict]:
+    def state(conv: Conversation, value: str) -> tuple[str, dict]:
         who = other_person(conv, slot)
         turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
         _log_other(conv, turn, slot, who, value)
-        return turn, slot.other_noun.format(who=who), {"op": "other", "subject": who}
+        return slot.other_noun.format(who=who), {"op": "other", "subject": who}
 
     return _corrected(slot, state, fallback=someone_else(slot))
 
@@ -179,16 +179,16 @@ def user_twin_corrected(slot: Slot) -> Decoy:
     user's words is not always the evidence."""
     template, noun = slot.twin_fix
 
-    def state(conv: Conversation, value: str) -> tuple[int, str, dict]:
+    def state(conv: Conversation, value: str) -> tuple[str, dict]:
         turn = conv.say(template, noise=True, v=value)
         conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value})
-        return turn, noun, {"op": "sibling"}
+        return noun, {"op": "sibling"}
 
     return _corrected(slot, state, fallback=user_twin(slot, ()))
 
 
 def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
-    """A value stated by `state(conv, value) -> (turn, noun, event)`, then corrected in one of
+    """A value stated by `state(conv, value) -> (noun, event)`, then corrected in one of
     the user's correction forms; only forms that fit in the filler still to come (`conv.room`
     pairs), so that no conversation runs past its noise budget."""
 
@@ -201,7 +201,7 @@ def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
             return 0
         form = rng.choice(fits)
         values = [conv.draw(slot.kind) for _ in range(3 if form == "double" else 2)]
-        _, noun, event = state(conv, values[0])
+        noun, event = state(conv, values[0])
         if form == "restatement":
             conv.pair(corrections.fill(slot, conv.fresh(corrections.RECAP_ASK), noun=noun),
                       corrections.fill(slot, rng.choice(corrections.RECAP_SAY), old=values[0]), noise=True)
@@ -275,9 +275,10 @@ def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[
 class Filler:
     """The filler of one conversation, handed out gap by gap (`gaps`: turns before the first
     fact, between facts, after the last). The queued decoys go to pair positions drawn up front:
-    one to three (or a given count) in each range of `must` (default: the first gap), a uniform number in the last gap
-    (by default, or with `last_gap`), the rest anywhere, so that the evidence is neither the first nor the last value
-    of its kind."""
+    a uniform number in the last gap (by default, or with `last_gap`), one to three (or a given
+    count) in each range of `must` (default: the first gap), the rest anywhere but the pairs held
+    for small talk (`small_talk_at`), so that the evidence is neither the first nor the last
+    value of its kind."""
 
     def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list | None = None,
                  last_gap: bool = False, small_talk_at: set[int] = frozenset()):

@@ -116,8 +116,8 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         partner = next((i for i, n in enumerate(owed) if n != first), None)
         lines.append(("single", (first,)) if partner is None or rng.random() < 0.3 else ("pair", (first, owed.pop(partner))))
     templates = {"pair": PAIR_SMALL_TALK, "single": CHART_SMALL_TALK, "not_people": NOT_PEOPLE, "elsewhere": ELSEWHERE}
-    queue = [_small_talk(templates[kind], *(everyone[n] for n in line), outsiders=[everyone[n] for n in line if n >= size])
-             for kind, line in lines]
+    queue = [_small_talk(templates[shape], *(everyone[n] for n in line), outsiders=[everyone[n] for n in line if n >= size])
+             for shape, line in lines]
     rng.shuffle(queue)
     low = min(config.max_noise, max(16, 2 * len(queue) + 4))
     total = even_between(rng, low, max(low, config.max_noise))
@@ -132,16 +132,18 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     filler.add(gaps[-1])
     question = question_for(rng, QUESTIONS[kind], [conv.turns[edge_turn[n]].content for n in chain[:hops]],
                             ignore={names[subject]}).format(p=names[subject])
-    outsiders = noise.distractors_of(conv, "person", set(names))
+    mentioned = noise.distractors_of(conv, "person", set(names))
     return conv.task(
         category=NAME, index=index, question=question, answer=answer, aliases=[],
         slot="manager_chain", evidence=[edge_turn[n] for n in chain[:hops]], stale=[],
-        distractors=[n for n in names if n != answer] + outsiders, builder_version=VERSION,
+        distractors=[n for n in names if n != answer] + mentioned, builder_version=VERSION,
         subject=names[subject], question_kind=kind, hops=hops,
     )
 
 
 def _small_talk(templates: tuple[str, ...], name: str, other: str = "", outsiders: tuple = ()) -> noise.Decoy:
+    """A line naming chart people (`{n}`, `{m}`); names from outside the chart are logged as mentions."""
+
     def make(conv: Conversation) -> None:
         food = conv.rng.choice(FOODS)
         # A template not used yet, and in any case a line not said yet in this conversation.

@@ -114,26 +114,16 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     need = (1, 1) if evidence_day == asked_day else (1, 0)
     for side, pairs in enumerate(need):
         if halves[asked_day][side] < 2 * pairs:
-            donor = max((d for d in range(7) if d != asked_day), key=lambda d: per_day[d])
-            if per_day[donor] > 2:
-                per_day[donor] -= 2
-                per_day[asked_day] += 2
-                halves[asked_day][side] += 2
-                halves[donor] = split_total(rng, per_day[donor], 2)
+            _give_pair(rng, per_day, halves, asked_day, side, [d for d in range(7) if d != asked_day])
     queue = noise.decoy_queue(conv, slot, fixes=rng.randint(0, 2), facts=slot.state + slot.update)
     # How many decoys come between the evidence and the end of the asked day is drawn uniformly,
     # so that the evidence's rank among the values said up to that day is no clue; the filler
     # there is widened (taken from other days) to hold them.
     after = rng.randint(1, max(1, len(queue) - 1))
-    span = [d for d in range(evidence_day, asked_day + 1)]
+    span = range(evidence_day, asked_day + 1)
     room = halves[evidence_day][1] // 2 + sum(per_day[d] for d in span[1:]) // 2
     donors = [d for d in range(7) if d not in span]
-    while room < after + 1 and any(per_day[d] > 2 for d in donors):
-        donor = max(donors, key=lambda d: per_day[d])
-        per_day[donor] -= 2
-        halves[donor] = split_total(rng, per_day[donor], 2)
-        per_day[asked_day] += 2
-        halves[asked_day][1] += 2
+    while room < after + 1 and _give_pair(rng, per_day, halves, asked_day, 1, donors):
         room += 1
     starts = [sum(per_day[:d]) // 2 for d in range(8)]
     after_evidence = starts[evidence_day] + halves[evidence_day][0] // 2
@@ -177,3 +167,17 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         distractors=noise.distractors_of(conv, slot.kind, set(values)), builder_version=VERSION,
         subject="user", question_kind=kind, as_of_day=WEEKDAYS[asked_day] if kind == "as_of_day" else None,
     )
+
+
+def _give_pair(rng: random.Random, per_day: list[int], halves: list[list[int]], day: int, side: int,
+               donors: list[int]) -> bool:
+    """Move one filler pair from the fullest of `donors` to `side` of `day`'s statement (0
+    before, 1 after); False when no donor can spare one (every day keeps a pair)."""
+    donor = max(donors, key=lambda d: per_day[d], default=None)
+    if donor is None or per_day[donor] <= 2:
+        return False
+    per_day[donor] -= 2
+    halves[donor] = split_total(rng, per_day[donor], 2)
+    per_day[day] += 2
+    halves[day][side] += 2
+    return True
