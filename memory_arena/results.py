@@ -286,13 +286,14 @@ def final_reply(messages: Iterable[tuple[str, Any]], question: str) -> str:
     return replies[-1] if replies else ""
 
 
-def _outcome(task: Task, reply: str | None, reward: Any, run: Run) -> Any:
-    """The re-scored reply (kept with its text) when there is one, else the recorded reward."""
+def _outcome(task: Task, reply: str | None, reward: float | None, run: Run) -> Any:
+    """The re-scored reply (kept with its text) when there is one, else the recorded reward
+    (a `vf_eval.Rollout` reward: already a number or None)."""
     if reply is None:
-        return float(reward) if isinstance(reward, (int, float)) and not isinstance(reward, bool) else 0.0
+        return float(reward or 0.0)
     result = score(task, reply)
     run.rescored += 1
-    if isinstance(reward, (int, float)) and (reward >= 0.5) != (result.value >= 0.5):
+    if reward is not None and (reward >= 0.5) != (result.value >= 0.5):
         run.disagreements += 1
     return Reply(reply, result)
 
@@ -303,7 +304,7 @@ def _label(model: Any, args: dict[str, Any] | None, fallback: str) -> str:
     if args is None:
         return str(model) if model else fallback
     # verifiers 0.4 also takes the switch as the task config's `memory_tool`.
-    task_config = args.get("task") if isinstance(args.get("task"), dict) else {}
+    task_config = vf_eval.as_dict(args.get("task"))
     tool = args.get("memory_tool") or task_config.get("memory_tool")
     parts = [str(model) if model else fallback, "Memory Tool" if tool else "No Memory Tool"]
     if args.get("delivery") == "stream":
@@ -385,8 +386,8 @@ def _load_v04(folder: Path) -> list[Run]:
     [{rewards, info, nodes: [{message, sampled}], root_reply?}]}`; our task data carries the
     task record and the question text."""
     config = _v04_config(folder)
-    env = config.get("env") if isinstance(config.get("env"), dict) else {}
-    args = env.get("taskset") if isinstance(env.get("taskset"), dict) else None
+    taskset = vf_eval.as_dict(config.get("env")).get("taskset")
+    args = taskset if isinstance(taskset, dict) else None
     run = Run(label=_label(config.get("model"), args, folder.name), source=str(folder), format="vf-eval 0.4")
     args = args or {}
     pairs = []
