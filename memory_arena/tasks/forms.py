@@ -146,10 +146,6 @@ def _car_forms(value: str) -> list[str]:
     return forms + list(CAR_NAMES.get(value, ()))
 
 
-def _date_forms(value: str) -> list[str]:
-    return vocab.date_aliases(value)
-
-
 def _floor_forms(value: str) -> list[str]:
     n = int(value[:-2])
     word = ordinal_word(n)
@@ -166,7 +162,7 @@ def _city_forms(value: str) -> list[str]:
     return list(CITY_NAMES.get(value, ()))
 
 
-_FORMS = {"company": _company_forms, "car": _car_forms, "date": _date_forms, "floor": _floor_forms,
+_FORMS = {"company": _company_forms, "car": _car_forms, "date": vocab.date_aliases, "floor": _floor_forms,
           "city": _city_forms}
 
 
