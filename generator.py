@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from memory_arena.cli import UsageParser, comma_list, positive_int
+from memory_arena.cli import UsageParser, comma_list, file_in_the_way, positive_int
 from memory_arena.tasks import CATEGORIES, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
@@ -59,14 +59,6 @@ def _error(message: str) -> int:
     return 2
 
 
-def _out_problem(out: Path) -> str | None:
-    """Why `out` cannot be the output folder (a file, or below one), or None."""
-    for path in (out, *out.parents):
-        if path.exists():
-            return None if path.is_dir() else f"--out {out}: {path} is a file, not a folder"
-    return None
-
-
 def _overwrites_shipped(out: Path, args: argparse.Namespace) -> str | None:
     """The flags that make this run write other tasks than the default command into the
     shipped folder, or None. The output is a pure function of the flags, so other values
@@ -98,9 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(problems)} problem(s) in {args.check}" if problems else f"{args.check}: OK")
         return 1 if problems else 0
     out = args.out if args.out is not None else dataset_dir()
-    problem = _out_problem(out)
-    if problem:
-        return _error(problem)
+    blocker = file_in_the_way(out)
+    if blocker is not None:
+        return _error(f"--out {out}: {blocker} is a file, not a folder")
     changed = _overwrites_shipped(out, args)
     if changed and not args.force:
         return _error(f"refusing to overwrite the shipped dataset in {_shown(out)} with other tasks than the "

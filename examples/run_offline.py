@@ -20,7 +20,7 @@ except ImportError:  # running from a fresh clone: the package sits next to this
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_arena.baselines import BASELINE_NAMES, make_baseline
-from memory_arena.cli import UsageParser, comma_list
+from memory_arena.cli import UsageParser, comma_list, file_in_the_way
 from memory_arena.tasks.schema import DatasetError, load_tasks
 from memory_arena.verifier.metrics import build_report, format_report
 
@@ -67,10 +67,8 @@ def _unwritable(path: Path) -> str | None:
     """Why `path` cannot become a file, or None: it is a folder, or a parent is a file."""
     if path.is_dir():
         return "it is a folder"
-    for parent in path.parents:
-        if parent.exists():
-            return None if parent.is_dir() else f"{parent} is a file, not a folder"
-    return None
+    blocker = file_in_the_way(path.parent)
+    return None if blocker is None else f"{blocker} is a file, not a folder"
 
 
 def summary_table(reports: dict) -> str:

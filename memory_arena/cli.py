@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 # name -> (module, one-line help). The order is the order of `memory-arena --help`.
@@ -53,6 +54,16 @@ def comma_list(choices: Sequence[str], what: str) -> Callable[[str], list[str]]:
         return names
 
     return parse
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file that keeps `folder` from being a folder or becoming one (`folder` itself, or
+    its nearest existing parent, when that is not a folder), or None. Scripts check this
+    before a long run, so that a mistyped output path fails at once and in one line."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            return None if path.is_dir() else path
+    return None
 
 
 def build_parser() -> argparse.ArgumentParser:
