@@ -53,6 +53,12 @@ from typing import Any
 PART_RE = re.compile(r"^\[Conversation part (\d+) of (\d+)\]")
 MODEL_ID = "scripted"
 ANSWER_LINE = "Answer: <value>"
+
+
+def answer_text(text: str, instructions: str) -> str:
+    """What the agent says at the question when it means `text`: the final answer line when
+    its instructions ask for one."""
+    return f"Answer: {text}" if ANSWER_LINE in instructions else text
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
@@ -139,7 +145,7 @@ class Script:
             return {"content": "OK"}
 
         def final(text: str) -> dict[str, Any]:
-            return {"content": f"Answer: {text}" if ANSWER_LINE in instructions else text}
+            return {"content": answer_text(text, instructions)}
 
         everything = " ".join(str(m.get("content")) for m in messages if m.get("content"))
         entry = next((e for e in self.entries if e["question"] == question and e.get("marker", "") in everything),

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 from memory_arena.envs import core, vf_eval
 from memory_arena.tasks.schema import Task
+from scripted_server import answer_text
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -107,6 +108,5 @@ def visible_texts(task: Task, settings: core.Settings) -> str:
 
 
 def scripted_reply(text: str, settings: core.Settings) -> str:
-    """What the scripted model says at the question when it means `text`: the final answer
-    line when its instructions ask for one."""
-    return f"Answer: {text}" if "Answer: <value>" in core.system_prompt(settings) else text
+    """What the scripted model says at the question when it means `text` under these settings."""
+    return answer_text(text, core.system_prompt(settings))
