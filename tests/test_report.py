@@ -76,7 +76,7 @@ def offline(tmp_path_factory):
     return path, root / "report"
 
 
-def test_side_by_side_table_holds_the_json_numbers(offline):
+def test_side_by_side_table_holds_the_json_numbers(offline, shipped_tasks):
     path, out = offline
     saved = json.loads(path.read_text())
     page = Page((out / "report.html").read_text())
@@ -98,7 +98,7 @@ def test_side_by_side_table_holds_the_json_numbers(offline):
     # Spot checks against the baselines' expected scores (docs/design.md, "Offline baselines"),
     # independent of the formatting above.
     by_run = {row[0]: row for row in rows}
-    assert by_run["latest-fact"][1] == "500 tasks" and by_run["latest-fact"][2].startswith("100.0 [")
+    assert by_run["latest-fact"][1] == f"{len(shipped_tasks)} tasks" and by_run["latest-fact"][2].startswith("100.0 [")
     assert by_run["stale-fact"][4] == "0.0" and by_run["stale-fact"][3] == "100.0"
 
 
