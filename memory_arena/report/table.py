@@ -161,6 +161,7 @@ def best_memory_score(scored: list[tuple[str, dict[str, Any]]]) -> list[str]:
         return tuple(report["memory_score"]["categories"])
 
     complete = [(label, r) for label, r in scored if r["memory_score"]["complete"]]
+    partial = [(label, r) for label, r in scored if not r["memory_score"]["complete"]]
     sets = {over(r) for _, r in scored}
     if complete:
         ranked, prefix = complete, "Highest Memory Score"
@@ -172,10 +173,9 @@ def best_memory_score(scored: list[tuple[str, dict[str, Any]]]) -> list[str]:
     label, best = max(ranked, key=lambda item: item[1]["memory_score"]["value"])
     ms = best["memory_score"]
     out = [f"{prefix}: {label}, {pct(ms['value'])}% (95% CI {pct(ms['ci'][0])} to {pct(ms['ci'][1])})."]
-    left_out = [(lab, r) for lab, r in scored if not any(lab == other for other, _ in ranked)]
-    if left_out:
+    if complete and partial:
         out.append("Partial runs, not ranked against complete ones (their Memory Score is renormalised over "
-                   "fewer categories): " + "; ".join(f"{lab} ({', '.join(over(r))})" for lab, r in left_out) + ".")
+                   "fewer categories): " + "; ".join(f"{lab} ({', '.join(over(r))})" for lab, r in partial) + ".")
     return out
 
 
