@@ -17,12 +17,11 @@ import sys
 from pathlib import Path
 
 from memory_arena.cli import UsageParser, comma_list, file_in_the_way, positive_int
-from memory_arena.tasks import CATEGORIES, DEFAULT_N, DEFAULT_SEED, write_dataset
+from memory_arena.tasks import CATEGORIES, DEFAULT_MAX_NOISE, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
 
 
-DEFAULT_MAX_NOISE = 100
 
 
 def _max_noise(text: str) -> int:

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Iterable, Iterator
 
 from . import contradiction, recall, relational, temporal, update
-from .common import GENERATOR_VERSION, BuildConfig, task_rng
+from .common import DEFAULT_MAX_NOISE, GENERATOR_VERSION, BuildConfig, task_rng
 from .schema import CATEGORIES, Task, load_tasks
 
 DEFAULT_SEED = 42
@@ -32,12 +32,12 @@ BUILDERS: dict[str, ModuleType] = {
 def build_task(category: str, index: int, seed: int = DEFAULT_SEED, config: BuildConfig | None = None) -> Task:
     """Task `index` of `category` for `seed`, built on its own (`config.seed` is set to `seed`)."""
     if config is None or config.seed != seed:
-        config = BuildConfig(max_noise=config.max_noise if config else 100, seed=seed)
+        config = BuildConfig(max_noise=config.max_noise if config else DEFAULT_MAX_NOISE, seed=seed)
     return BUILDERS[category].build(task_rng(seed, category, index), index, config)
 
 
 def iter_tasks(seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterable[str] | None = None,
-               max_noise: int = 100) -> Iterator[Task]:
+               max_noise: int = DEFAULT_MAX_NOISE) -> Iterator[Task]:
     """Tasks category by category (in CATEGORIES order), `n` each; one at a time, so that
     long-horizon sets of any size stream with flat memory."""
     wanted = _categories(categories)
@@ -50,13 +50,13 @@ def iter_tasks(seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterabl
 
 
 def generate(seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterable[str] | None = None,
-             max_noise: int = 100) -> list[Task]:
+             max_noise: int = DEFAULT_MAX_NOISE) -> list[Task]:
     """All tasks of `iter_tasks` as a list."""
     return list(iter_tasks(seed, n, categories, max_noise))
 
 
 def write_dataset(out: Path, seed: int = DEFAULT_SEED, n: int = DEFAULT_N, categories: Iterable[str] | None = None,
-                  max_noise: int = 100) -> dict[str, int]:
+                  max_noise: int = DEFAULT_MAX_NOISE) -> dict[str, int]:
     """Write `out/<category>.jsonl` for each category; returns the task count per file."""
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
@@ -83,5 +83,5 @@ def _categories(categories: Iterable[str] | None) -> list[str]:
     return [c for c in CATEGORIES if c in wanted]  # canonical order, duplicates dropped
 
 
-__all__ = ["BUILDERS", "CATEGORIES", "DEFAULT_N", "DEFAULT_SEED", "GENERATOR_VERSION", "BuildConfig", "Task",
+__all__ = ["BUILDERS", "CATEGORIES", "DEFAULT_MAX_NOISE", "DEFAULT_N", "DEFAULT_SEED", "GENERATOR_VERSION", "BuildConfig", "Task",
            "build_task", "generate", "iter_tasks", "load_tasks", "task_rng", "write_dataset"]

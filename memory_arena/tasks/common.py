@@ -17,6 +17,8 @@ from .vocab import CARS, CITIES, COMPANIES, KINDS, MONTHS, PEOPLE, PETS, WEEKDAY
 from .filler_text import REPLIES
 
 GENERATOR_VERSION = "2.0.0"
+DEFAULT_MAX_NOISE = 100
+"""Most filler turns per task by default (the Recall@10/@50/@100 buckets)."""
 
 # Monday 2025-01-06 00:00 UTC in ms: temporal tasks name weekdays, so every task's clock starts
 # on a Monday (plus a whole number of weeks).
@@ -29,7 +31,7 @@ HOUR_MS = 3_600_000
 class BuildConfig:
     """Options shared by all builders; validated at construction."""
 
-    max_noise: int = 100
+    max_noise: int = DEFAULT_MAX_NOISE
     """Upper bound on filler turns per task; above 100 recall gains a fourth depth bucket."""
     seed: int = 42
     """The dataset seed: stratified draws (slot, form, question kind) are balanced per block of
