@@ -8,8 +8,10 @@ rewrites a request body before the server sees it or a response body before the 
 - `leak-users`: every user's data goes to, and is searched in, one shared store.
 - `not-idempotent`: a repeated `(request_id, user_id)` is written again.
 - `lenient-top-k`: `top_k` given as a string or a float is coerced instead of refused.
+- `wrong-key-403`: a wrong key is answered 403 instead of 401 (the server's answer before the
+  AML contract's 401 was adopted); needs `--api-key-env`.
 
-Usage: python tests/broken_servers.py --fault NAME --db PATH [--port 0]
+Usage: python tests/broken_servers.py --fault NAME --db PATH [--port 0] [--api-key-env VAR]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -73,6 +76,25 @@ class RewriteJson:
         await self.app(scope, replay, capture)
 
 
+class WrongKeyForbidden:
+    """ASGI wrapper: a 401 to a request that did send credentials becomes a 403."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        names = {name.lower() for name, _ in scope.get("headers", [])}
+        if scope["type"] != "http" or not names & {b"authorization", b"x-api-key"}:
+            return await self.app(scope, receive, send)
+
+        async def forbid(message: dict) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                message = {**message, "status": 403}
+            await send(message)
+
+        await self.app(scope, receive, forbid)
+
+
 def _loads(raw: bytes) -> Any:
     try:
         return json.loads(raw)
@@ -114,10 +136,12 @@ def wrap(app: Any, fault: str) -> Any:
         return RewriteJson(app, "/add", on_request=fresh, on_response=_restore_request)
     if fault == "lenient-top-k":
         return RewriteJson(app, "/search", on_request=_coerce_top_k)
+    if fault == "wrong-key-403":
+        return WrongKeyForbidden(app)
     raise ValueError(f"unknown fault {fault!r}")
 
 
-FAULTS = ("wrong-echo", "top-level-array", "leak-users", "not-idempotent", "lenient-top-k")
+FAULTS = ("wrong-echo", "top-level-array", "leak-users", "not-idempotent", "lenient-top-k", "wrong-key-403")
 
 
 def main() -> int:
@@ -125,8 +149,10 @@ def main() -> int:
     parser.add_argument("--fault", required=True, choices=FAULTS)
     parser.add_argument("--db", required=True)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--api-key-env", help="require the key held in this environment variable")
     args = parser.parse_args()
-    app = create_app(ServerConfig(Path(args.db), backend="grep"))
+    api_key = os.environ[args.api_key_env] if args.api_key_env else None
+    app = create_app(ServerConfig(Path(args.db), backend="grep", api_key=api_key))
     serve(wrap(app, args.fault), listen("127.0.0.1", args.port), f"{BANNER} (fault {args.fault})")
     return 0
 

@@ -50,8 +50,8 @@ def start_reference(tmp: Path, *args: str, db: Path | None = None, env: dict[str
     return Running(proc, url, log)
 
 
-def start_script(tmp: Path, name: str, *args: str) -> Running:
+def start_script(tmp: Path, name: str, *args: str, env: dict[str, str] | None = None) -> Running:
     """One of the helper servers in tests/ (`broken_servers.py`, `status_server.py`)."""
     log = tmp / f"{name}.log"
-    proc, url = spawn([sys.executable, str(TESTS / name), *args], log, env=_env(None))
+    proc, url = spawn([sys.executable, str(TESTS / name), *args], log, env=_env(env))
     return Running(proc, url, log)

@@ -50,7 +50,8 @@ def test_passes_against_the_reference_server(reference: Running) -> None:
     assert set(table.values()) == {"PASS"}
     assert len([n for n in table if n.startswith("validation: ")]) == len(VALIDATION_CASES)
     for name in ("health (no credentials)", "add.echo", "search.round-trip", "isolation.cross-user",
-                 "idempotency.first-write-wins", "idempotency.per-user", "auth.missing-key", "auth.x-api-key"):
+                 "idempotency.first-write-wins", "idempotency.per-user", "auth.missing-key", "auth.wrong-key",
+                 "auth.wrong-key-x-api-key", "auth.wrong-scheme", "auth.x-api-key"):
         assert table[name] == "PASS"
     # The same seed twice: a second run meets its own first-run data and still passes.
     again = check(reference.url, "--api-key-env", KEY_ENV, env={KEY_ENV: "checker-key"})
@@ -62,7 +63,7 @@ def test_a_wrong_key_fails_every_authenticated_check(reference: Running) -> None
     assert proc.returncode == 1
     table = rows(proc.stdout)
     assert table["health (no credentials)"] == "PASS" and table["add.echo"] == "FAIL"
-    assert "HTTP 403" in proc.stdout and "request:  POST" in proc.stdout
+    assert "HTTP 401" in proc.stdout and "request:  POST" in proc.stdout
 
 
 # Each fault: the check that must name it, with the words of its note, and checks that
@@ -75,6 +76,8 @@ EXPECTED = {
                        {"add.echo", "isolation.cross-user", "idempotency.per-user"}),
     "lenient-top-k": ("validation: search top_k string", "HTTP 200, expected 422",
                       {"add.echo", "search.shape", "isolation.cross-user", "idempotency.first-write-wins"}),
+    "wrong-key-403": ("auth.wrong-key", "HTTP 403, expected 401 (403 is for a valid key without the right",
+                      {"auth.missing-key", "auth.bearer", "auth.x-api-key", "add.echo", "isolation.cross-user"}),
 }
 
 
@@ -85,9 +88,12 @@ def test_every_fault_has_an_expectation() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 def test_fails_naming_the_fault(tmp_path: Path, fault: str) -> None:
-    broken = start_script(tmp_path, "broken_servers.py", "--fault", fault, "--db", str(tmp_path / "b.sqlite3"))
+    # Every broken server requires a key, so that the auth checks run against each fault too.
+    key = {KEY_ENV: "broken-key"}
+    broken = start_script(tmp_path, "broken_servers.py", "--fault", fault, "--db", str(tmp_path / "b.sqlite3"),
+                          "--api-key-env", KEY_ENV, env=key)
     try:
-        proc = check(broken.url)
+        proc = check(broken.url, "--api-key-env", KEY_ENV, env=key)
     finally:
         broken.stop()
     assert proc.returncode == 1, proc.stdout

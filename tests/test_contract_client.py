@@ -232,7 +232,7 @@ def test_round_trip_and_idempotent_reingestion(tmp_path: Path) -> None:
             assert len(client.search("client-user", "note about", 100)) == 25
             assert client.search("someone-else", "zqclient7", 5) == []
         with ContractClient.from_base_url(running.url, api_key="wrong") as client:
-            with pytest.raises(ContractError, match="HTTP 403"):
+            with pytest.raises(ContractError, match="HTTP 401"):
                 client.search("client-user", "note", 1)
     finally:
         running.stop()

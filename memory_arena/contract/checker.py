@@ -351,13 +351,22 @@ def behaviour_checks(p: Prober, ids: RunIds) -> list[Result]:
 
 
 def auth_checks(p: Prober, ids: RunIds, api_key: str) -> list[Result]:
-    """With a key: no key and a wrong key are refused; Bearer, Token and X-Api-Key all work."""
+    """With a key: a missing key, a wrong key (in either header) and a scheme the contract does not
+    have are each exactly a 401 (the AML contract: "the key is invalid, or the Authorization /
+    X-Api-Key scheme does not match"; 403 is for a valid key that may not call the endpoint or
+    reach that user_id); Bearer, Token and X-Api-Key with the key all work."""
     body = search_body(ids, "a", ids.word("alpha"))
+    wrong = f"wrong-{ids.tag}"
     results = []
-    for name, headers in (("auth.missing-key", {}), ("auth.wrong-key", {"Authorization": "Bearer wrong-" + ids.tag})):
+    for name, headers in (("auth.missing-key", {}),
+                          ("auth.wrong-key", {"Authorization": f"Bearer {wrong}"}),
+                          ("auth.wrong-key-x-api-key", {"X-Api-Key": wrong}),
+                          ("auth.wrong-scheme", {"Authorization": f"Basic {api_key}"})):
         ex = p.search(body, headers=headers)
-        results.append(Result(name, ex.status in (401, 403),
-                              "" if ex.status in (401, 403) else f"expected 401 or 403, got {ex.status}", [ex]))
+        problem = _status_is(ex, (401,))
+        if problem and ex.status == 403:
+            problem += " (403 is for a valid key without the right to the endpoint or user)"
+        results.append(Result(name, problem is None, problem or "", [ex]))
     for name, headers in (("auth.bearer", {"Authorization": f"Bearer {api_key}"}),
                           ("auth.token", {"Authorization": f"Token {api_key}"}),
                           ("auth.x-api-key", {"X-Api-Key": api_key})):

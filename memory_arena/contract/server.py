@@ -1,16 +1,21 @@
-"""`memory-arena serve`: the reference Add/Search server (docs/design.md, "The Add/Search contract")
-on Starlette + uvicorn.
+"""`memory-arena serve`: the reference Add/Search server (docs/contract.md) on Starlette + uvicorn,
+with one or several worker processes over one database.
 
-SQLite is the source of truth; the search backend (any built-in memory system, `bm25` by
-default) lives in memory, is rebuilt from SQLite at start-up and is updated right after
-each committed Add, before the Add is answered, so an acknowledged write is both durable
-and searchable. The event loop is the only place that touches the backend, which keeps
-its order of ingestion equal to the commit order and needs no locking of its own.
+The database (a SQLite file, or PostgreSQL with `--db postgresql://...`) is the source of truth
+and the only state the workers share. Each worker keeps its own search backend (any built-in
+memory system, `bm25` by default) and fills it lazily: before a search it reads the user's
+version from the database (bumped in the transaction of every Add, `store`) and, when the
+version moved, loads that user's newer messages. So an Add acknowledged by any worker is
+returned by the next search on every worker, and a worker never serves a stale index. An Add
+is answered only once its transaction has committed. The event loop is the only place that
+touches a worker's backend, which keeps its order of ingestion equal to the commit order.
 
 Decisions the contract leaves to the server:
 - A body that is not JSON (or not UTF-8) is a 400; JSON that breaks the rules is a 422 with
   field-level detail (see `validation`). Every error is `{"detail": ...}`.
-- Missing credentials are a 401, a wrong key a 403; `/health` never needs a key.
+- Missing credentials, a wrong key and an unknown scheme are all a 401 (the key is invalid or
+  the scheme does not match); this server has no per-endpoint or per-user permissions, so it
+  never answers 403. `/health` never needs a key.
 - A repeated `(request_id, user_id)` is answered like the first one (200, ids echoed) and
   changes nothing.
 - Search ids are the server's message ids; `created_at` is the message's own `timestamp`,
@@ -32,11 +37,12 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
-from memory_arena.contract.store import GroupCommitWriter, Store, StoreError, StoredAdd
+from memory_arena.contract.store import (GroupCommitWriter, Store, StoreError, StoredAdd, is_postgres_url,
+                                         open_store, remove_sqlite_files)
 from memory_arena.contract.validation import AddRequest, ValidationFailed, validate_add, validate_search
 from memory_arena.systems.extras import require
 
@@ -45,11 +51,16 @@ log = logging.getLogger("memory_arena.server")
 DEFAULT_BACKEND = "bm25"
 DEFAULT_MAX_TOP_K = 100
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a 20-message chunk of the longest tasks is a few kB
+MAX_WORKERS = 64
+
+# How `--workers N` hands the configuration to the worker processes uvicorn spawns.
+CONFIG_ENV = "MEMORY_ARENA_SERVE_CONFIG"
 
 
 @dataclass(frozen=True)
 class ServerConfig:
-    db: Path
+    db: str | Path
+    """A SQLite file path, or a `postgresql://` URL."""
     backend: str = DEFAULT_BACKEND
     api_key: str | None = None
     max_top_k: int = DEFAULT_MAX_TOP_K
@@ -64,8 +75,18 @@ class HttpError(Exception):
         self.status, self.detail, self.headers = status, detail, headers
 
 
+@dataclass
+class _Cached:
+    """What a worker's backend holds of one user: the messages up to `version`, and their ids."""
+
+    version: int = 0
+    ids: list[str] = field(default_factory=list)
+    """The built-in systems number a user's memories 0, 1, 2, ... in arrival order
+    (systems.store.Record.position); this maps that number back to our message id."""
+
+
 class MemoryService:
-    """The store, its writer thread and the in-memory search backend, tied to one event loop."""
+    """The store, its writer thread and this worker's search backend, tied to one event loop."""
 
     def __init__(self, store: Store, backend_name: str) -> None:
         from memory_arena.systems import build_system
@@ -73,13 +94,7 @@ class MemoryService:
         self._store = store
         self.backend_name = backend_name
         self._backend = build_system(backend_name)
-        # The built-in systems number a user's memories 0, 1, 2, ... in arrival order
-        # (systems.store.Record.position); this maps that number back to our message id.
-        self._ids: dict[str, list[str]] = {}
-        self.restored = 0
-        for add in store.replay():
-            self._ingest(add)
-            self.restored += len(add.messages)
+        self._cache: dict[str, _Cached] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer: GroupCommitWriter | None = None
 
@@ -94,7 +109,7 @@ class MemoryService:
         self._store.close()
 
     async def add(self, request: AddRequest) -> None:
-        """Return once the Add is committed (or found to be a repeat) and searchable."""
+        """Return once the Add is committed (or found to be a repeat)."""
         assert self._loop is not None and self._writer is not None, "start() not called"
         done: asyncio.Future[None] = self._loop.create_future()
         self._writer.submit(done, request)
@@ -103,34 +118,26 @@ class MemoryService:
     def search(self, user_id: str, query: str, top_k: int) -> list[dict[str, Any]]:
         if top_k == 0:
             return []
-        ids = self._ids.get(user_id)
-        if not ids:
+        cached = self._catch_up(user_id)
+        if not cached.ids:
             return []
         found = self._backend.search(user_id, query, top_k)
-        return [{"id": ids[int(m["id"])], "content": m["content"], "score": m["score"],
+        return [{"id": cached.ids[int(m["id"])], "content": m["content"], "score": m["score"],
                  "created_at": m["created_at"]} for m in found[:top_k]]
 
-    # -- writer thread -> event loop --------------------------------------------------------
-    def _deliver(self, outcomes: list[tuple[object, object]]) -> None:
-        assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._apply, outcomes)
+    def _catch_up(self, user_id: str) -> _Cached:
+        """The user's cache entry, first brought up to the version committed in the database."""
+        version = self._store.user_version(user_id)
+        cached = self._cache.setdefault(user_id, _Cached())
+        if version != cached.version:
+            # Only versions up to the one just read: a later Add may commit meanwhile, and the
+            # next search loads it from there.
+            for add in self._store.adds_between(user_id, cached.version, version):
+                self._ingest(add, cached)
+            cached.version = version
+        return cached
 
-    def _apply(self, outcomes: list[tuple[object, object]]) -> None:
-        for future, outcome in outcomes:
-            assert isinstance(future, asyncio.Future)
-            try:
-                if isinstance(outcome, Exception):
-                    raise outcome
-                if isinstance(outcome, StoredAdd):
-                    self._ingest(outcome)
-            except Exception as exc:
-                if not future.done():
-                    future.set_exception(exc)
-                continue
-            if not future.done():  # a client that hung up has cancelled its future
-                future.set_result(None)
-
-    def _ingest(self, add: StoredAdd) -> None:
+    def _ingest(self, add: StoredAdd, cached: _Cached) -> None:
         messages: list[dict[str, Any]] = []
         for m in add.messages:
             message: dict[str, Any] = {"role": m.role, "content": m.content}
@@ -138,7 +145,23 @@ class MemoryService:
                 message["timestamp"] = m.timestamp
             messages.append(message)
         self._backend.add(add.user_id, add.session_id, messages)
-        self._ids.setdefault(add.user_id, []).extend(m.id for m in add.messages)
+        cached.ids.extend(m.id for m in add.messages)
+
+    # -- writer thread -> event loop --------------------------------------------------------
+    def _deliver(self, outcomes: list[tuple[object, object]]) -> None:
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._answer, outcomes)
+
+    @staticmethod
+    def _answer(outcomes: list[tuple[object, object]]) -> None:
+        for future, outcome in outcomes:
+            assert isinstance(future, asyncio.Future)
+            if future.done():  # a client that hung up has cancelled its future
+                continue
+            if isinstance(outcome, Exception):
+                future.set_exception(outcome)
+            else:
+                future.set_result(None)
 
 
 # -- HTTP layer --------------------------------------------------------------------------------
@@ -158,11 +181,15 @@ def _check_auth(headers: Any, api_key: bytes) -> None:
         if scheme.lower() in ("bearer", "token") and value.strip():
             offered = value.strip()
     if offered is None:
-        raise HttpError(401, "missing API key: send Authorization: Bearer <key> or X-Api-Key",
-                        {"WWW-Authenticate": "Bearer"})
+        raise HttpError(401, "missing API key: send Authorization: Bearer <key> or X-Api-Key", _CHALLENGE)
     # compare_digest runs in time independent of where the strings differ.
     if not hmac.compare_digest(offered.encode("utf-8", "surrogatepass"), api_key):
-        raise HttpError(403, "invalid API key")
+        # 401, not 403: the key is invalid. 403 would mean a valid key without the right to
+        # this endpoint or user, and this server gives every valid key every right.
+        raise HttpError(401, "invalid API key", _CHALLENGE)
+
+
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
 async def _read_json(request: Any, limit: int) -> Any:
@@ -198,12 +225,12 @@ def _parse_int(text: str) -> int:
 
 
 def create_app(config: ServerConfig, store: Store | None = None):
-    """The ASGI application. `store` defaults to opening `config.db`."""
+    """The ASGI application of one worker. `store` defaults to opening `config.db`."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.routing import Route
 
-    store = store if store is not None else Store(config.db)
+    store = store if store is not None else open_store(config.db)
     service = MemoryService(store, config.backend)
     api_key = config.api_key.encode("utf-8") if config.api_key else None
 
@@ -230,7 +257,8 @@ def create_app(config: ServerConfig, store: Store | None = None):
         return _json(200, {"data": service.search(req.user_id, req.query, req.top_k)})
 
     async def health(request: Any):
-        return _json(200, {"status": "ok", "backend": service.backend_name})
+        # The worker's process id tells an operator (and the tests) which worker answered.
+        return _json(200, {"status": "ok", "backend": service.backend_name, "worker": os.getpid()})
 
     async def http_error(request: Any, exc: Any):
         return _json(exc.status_code, {"detail": exc.detail}, getattr(exc, "headers", None))
@@ -275,16 +303,43 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(app: Any, sock: socket.socket, banner: str) -> None:
-    """Run `app` on `sock` with uvicorn until interrupted; print `banner` once listening."""
+def _uvicorn_config(app: Any, **kw: Any) -> Any:
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_keep_alive=30, backlog=2048)
-    server = uvicorn.Server(config)
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30,
+                          backlog=2048, **kw)
+
+
+def _print_banner(sock: socket.socket, banner: str) -> None:
     host, port = sock.getsockname()[:2]
     print(banner.format(url=f"http://{host}:{port}"), file=sys.stderr, flush=True)
+
+
+def serve(app: Any, sock: socket.socket, banner: str) -> None:
+    """Run `app` on `sock` with uvicorn in this process until interrupted; print `banner` once listening."""
+    import uvicorn
+
+    server = uvicorn.Server(_uvicorn_config(app))
+    _print_banner(sock, banner)
     server.run(sockets=[sock])
+
+
+def serve_workers(settings: dict[str, Any], workers: int, sock: socket.socket, banner: str) -> None:
+    """Run `workers` uvicorn worker processes on `sock`, each building its app from `settings`
+    (see `app_from_environment`); uvicorn's supervisor starts a new worker when one dies."""
+    from uvicorn.supervisors import Multiprocess
+
+    os.environ[CONFIG_ENV] = json.dumps(settings)  # the workers are spawned: they inherit it
+    config = _uvicorn_config(f"{__name__}:app_from_environment", factory=True, workers=workers)
+    _print_banner(sock, banner)
+    Multiprocess(config, sockets=[sock]).run()
+
+
+def app_from_environment() -> Any:
+    """The app of one worker of `--workers N`, configured by the parent through `CONFIG_ENV`."""
+    settings = json.loads(os.environ[CONFIG_ENV])
+    key_env = settings.pop("api_key_env")
+    return create_app(ServerConfig(api_key=os.environ[key_env] if key_env else None, **settings))
 
 
 BANNER = "memory-arena serve: listening on {url}"
@@ -320,7 +375,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     parser.add_argument("--db", default="memory-arena.sqlite3",
-                        help="SQLite file, created if missing (default ./memory-arena.sqlite3)")
+                        help="SQLite file, created if missing, or a postgresql://user:password@host/dbname URL "
+                             "(default ./memory-arena.sqlite3)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help=f"worker processes sharing the database, 1 to {MAX_WORKERS} (default 1)")
     parser.add_argument("--api-key-env", metavar="VAR",
                         help="require the API key held in this environment variable (default: no auth)")
     from memory_arena.systems import SYSTEMS
@@ -343,6 +401,16 @@ def _http_stack() -> str:
     return f"{http}/{loop}"
 
 
+def describe_db(db: str) -> str:
+    """The database for the banner: never the password of a URL."""
+    if is_postgres_url(db):
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(db)
+        return f"PostgreSQL {parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
+    return f"SQLite {db}"
+
+
 def _usage_error(message: str) -> int:
     print(f"memory-arena serve: error: {message}", file=sys.stderr)
     return 2
@@ -355,21 +423,29 @@ def run(args: argparse.Namespace) -> int:
         return _usage_error(f"unknown backend '{args.backend}'; choose from {', '.join(SYSTEMS)}")
     if not 0 <= args.port <= 65535:
         return _usage_error(f"--port must be between 0 and 65535, got {args.port}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return _usage_error(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
     if args.max_top_k < 1 or args.max_body_bytes < 1:
         return _usage_error("--max-top-k and --max-body-bytes must be positive")
+    if not args.db.strip() or args.db.startswith(("postgresql:", "postgres:")) != is_postgres_url(args.db):
+        return _usage_error(f"--db must be a file path or a postgresql://... URL, got {args.db!r}")
     api_key = None
     if args.api_key_env:
         api_key = os.environ.get(args.api_key_env, "")
         if not api_key.strip():
             return _usage_error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset")
-    config = ServerConfig(Path(args.db), args.backend, api_key, args.max_top_k, args.max_body_bytes)
-    created = not config.db.exists()
+    config = ServerConfig(args.db, args.backend, api_key, args.max_top_k, args.max_body_bytes)
+    sqlite_created = not is_postgres_url(args.db) and not Path(args.db).exists()
     store = None
     try:
         for module in ("starlette", "uvicorn"):  # before the database file: nothing left behind
             require(module, "server", "memory-arena serve")
-        store = Store(config.db)
-        app = create_app(config, store)
+        store = open_store(config.db)
+        stored = store.count_messages()
+        if args.workers == 1:
+            app = create_app(config, store)
+        else:  # each worker opens its own connections; the parent only checked the database
+            store.close()
         try:
             sock = listen(args.host, args.port)
         except OSError as exc:
@@ -377,13 +453,18 @@ def run(args: argparse.Namespace) -> int:
     except (StoreError, OSError, ImportError, ValueError, RuntimeError) as exc:
         if store is not None:
             store.close()
-            if created:  # a file this failed start made holds nothing: do not leave it behind
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{config.db}{suffix}").unlink(missing_ok=True)
+            if sqlite_created:  # a file this failed start made holds nothing: do not leave it behind
+                remove_sqlite_files(config.db)
         print(f"memory-arena serve: error: {exc}", file=sys.stderr)
         return 1
-    service: MemoryService = app.state.service
     auth = "API key required" if api_key else "no auth"
-    serve(app, sock, f"{BANNER} (backend {config.backend}, {service.restored} messages restored, {auth}, "
-                     f"{_http_stack()})")
+    workers = f"{args.workers} worker{'s' if args.workers > 1 else ''}"
+    banner = (f"{BANNER} (backend {config.backend}, {describe_db(args.db)}, {stored} messages stored, {workers}, "
+              f"{auth}, {_http_stack()})")
+    if args.workers == 1:
+        serve(app, sock, banner)
+    else:
+        settings = {"db": args.db, "backend": args.backend, "api_key_env": args.api_key_env,
+                    "max_top_k": args.max_top_k, "max_body_bytes": args.max_body_bytes}
+        serve_workers(settings, args.workers, sock, banner)
     return 0

@@ -1,11 +1,22 @@
-"""Durable storage of the reference server: SQLite in WAL mode, the source of truth.
+"""Durable storage of the reference server, the source of truth: a SQLite file (WAL) by default,
+or PostgreSQL (`pgstore`). Several server processes may share one database.
 
-An Add is acknowledged only after the transaction holding it has committed with
-`synchronous=FULL`, so whatever was acknowledged survives `kill -9` (and a power cut). To keep
-that affordable under concurrency, commits are grouped: one writer thread takes every Add
-waiting in its queue, writes them in one transaction, commits once, and only then reports each
-outcome. Idempotency lives in the schema: `(user_id, request_id)` is the primary key of `adds`,
-so the first write wins even when two copies of a request land in the same batch.
+An Add is acknowledged only after the transaction holding it has committed (SQLite with
+`synchronous=FULL`, PostgreSQL with its default `synchronous_commit`), so whatever was
+acknowledged survives `kill -9` of any worker. To keep that affordable under concurrency,
+commits are grouped: one writer thread per process takes every Add waiting in its queue,
+writes them in one transaction, commits once, and only then reports each outcome.
+
+Every user has a version, bumped in the same transaction as the user's new messages, and each
+message records the version that wrote it. A process that keeps a search index of a user reads
+the version (one primary-key lookup) before each search and loads only the messages of later
+versions, so an Add committed by any process is seen by the next search on every process.
+Bumping the versions first, in user order, takes each user's row lock before anything else in
+the transaction: writes of one user are serialised (their versions commit in order, so
+"versions above N" never skips a message) and two batches cannot deadlock.
+
+Idempotency lives in the schema: `(user_id, request_id)` is the primary key of `adds`, so the
+first write wins, also when copies of a request race on different processes.
 """
 
 from __future__ import annotations
@@ -13,15 +24,128 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from memory_arena.contract.validation import AddRequest
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_SCHEMA = """
+# The largest number of Adds written in one transaction; bounds the latency of a batch.
+MAX_BATCH = 512
+
+# How long a SQLite writer waits for another process's transaction before failing the batch.
+SQLITE_BUSY_MS = 30_000
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (wrong schema version, not a database, unreachable)."""
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: str
+    """The server's message id, as a string."""
+    role: str
+    content: str
+    timestamp: int | None
+
+
+@dataclass(frozen=True)
+class StoredAdd:
+    """One committed Add (or the part of it after a given version): what a search backend ingests."""
+
+    user_id: str
+    session_id: str
+    messages: tuple[StoredMessage, ...]
+
+
+MessageRow = tuple  # (user_id, version, request_id, session_id, position, role, content, timestamp)
+
+
+def group_adds(user_id: str, rows: Iterable[tuple]) -> Iterator[StoredAdd]:
+    """Rows `(id, version, request_id, session_id, role, content, timestamp)` in commit order,
+    grouped back into their Adds (the messages of one Add are adjacent)."""
+    key: tuple | None = None
+    session = ""
+    batch: list[StoredMessage] = []
+    for mid, version, request_id, session_id, role, content, timestamp in rows:
+        if (version, request_id) != key:
+            if batch:
+                yield StoredAdd(user_id, session, tuple(batch))
+            key, session, batch = (version, request_id), session_id, []
+        batch.append(StoredMessage(str(mid), role, content, timestamp))
+    if batch:
+        yield StoredAdd(user_id, session, tuple(batch))
+
+
+class Store(ABC):
+    """One process's access to the database: a write connection for the writer thread and a read
+    connection for the event loop. Subclasses speak one database's SQL."""
+
+    def commit_batch(self, requests: list[AddRequest]) -> list[bool]:
+        """Write the Adds in one transaction; False marks a duplicate `(request_id, user_id)`
+        (already stored, or an earlier copy in the same batch)."""
+        first: dict[tuple[str, str], int] = {}
+        for i, req in enumerate(requests):
+            first.setdefault((req.user_id, req.request_id), i)
+        candidates = [requests[i] for i in sorted(first.values())]
+        with self._transaction():
+            versions = self._bump_versions(sorted({req.user_id for req in candidates}))
+            inserted = self._insert_adds([(r.user_id, r.request_id, r.session_id) for r in candidates])
+            rows = [(req.user_id, versions[req.user_id], req.request_id, req.session_id, position, m.role, m.content,
+                     m.timestamp)
+                    for req in candidates if (req.user_id, req.request_id) in inserted
+                    for position, m in enumerate(req.messages)]
+            if rows:
+                self._insert_messages(rows)
+        return [first[(r.user_id, r.request_id)] == i and (r.user_id, r.request_id) in inserted
+                for i, r in enumerate(requests)]
+
+    # -- what each database implements -------------------------------------------------------
+    @abstractmethod
+    def _transaction(self):
+        """A context manager: one write transaction, committed on success, rolled back on error."""
+
+    @abstractmethod
+    def _bump_versions(self, users: list[str]) -> dict[str, int]:
+        """Add one to each user's version (creating it at 1), in the order given; the new versions."""
+
+    @abstractmethod
+    def _insert_adds(self, keys: list[tuple[str, str, str]]) -> set[tuple[str, str]]:
+        """Insert `(user_id, request_id, session_id)` rows, skipping existing keys; the keys inserted."""
+
+    @abstractmethod
+    def _insert_messages(self, rows: list[MessageRow]) -> None:
+        """Insert message rows; their ids must increase in the order given."""
+
+    @abstractmethod
+    def user_version(self, user_id: str) -> int:
+        """The user's committed version (0 for a user who never added anything)."""
+
+    @abstractmethod
+    def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
+        """`(id, version, request_id, session_id, role, content, timestamp)` of the user's messages
+        with `after < version <= upto`, in commit order."""
+
+    @abstractmethod
+    def count_messages(self) -> int: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def adds_between(self, user_id: str, after: int, upto: int) -> list[StoredAdd]:
+        """The user's Adds committed with versions in `(after, upto]`, in commit order."""
+        return list(group_adds(user_id, self._message_rows(user_id, after, upto)))
+
+
+_SQLITE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    user_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS adds (
     user_id TEXT NOT NULL,
     request_id TEXT NOT NULL,
@@ -31,6 +155,7 @@ CREATE TABLE IF NOT EXISTS adds (
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
     request_id TEXT NOT NULL,
     session_id TEXT NOT NULL,
     position INTEGER NOT NULL,
@@ -38,117 +163,137 @@ CREATE TABLE IF NOT EXISTS messages (
     content TEXT NOT NULL,
     timestamp INTEGER
 );
+CREATE INDEX IF NOT EXISTS messages_by_user ON messages (user_id, version, id);
 """
 
-# The largest number of Adds written in one transaction; bounds the latency of a batch.
-MAX_BATCH = 512
+# Version 1 files (one server process, no user versions): every user's messages so far become
+# version 1, in their id order, which was their commit order.
+_SQLITE_FROM_1 = """
+ALTER TABLE messages ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE users (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO users (user_id, version) SELECT DISTINCT user_id, 1 FROM messages;
+"""
 
 
-class StoreError(RuntimeError):
-    """The database file cannot be used (wrong schema version, not a database, unwritable)."""
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    id: str
-    """The server's message id: the SQLite rowid, as a string."""
-    role: str
-    content: str
-    timestamp: int | None
-
-
-@dataclass(frozen=True)
-class StoredAdd:
-    """One committed Add: what a search backend ingests, at start-up or right after the commit."""
-
-    user_id: str
-    session_id: str
-    messages: tuple[StoredMessage, ...]
-
-
-class Store:
-    """The SQLite file. Not thread-safe: the writer thread owns it once the server runs."""
+class SQLiteStore(Store):
+    """A SQLite file in WAL mode; several processes may open it (writes queue on SQLite's lock)."""
 
     def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._write = self._connect()
+        self._read = self._connect()
         try:
-            # check_same_thread=False: opened on the main thread, then used only by the writer.
-            self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            self._db.execute("PRAGMA synchronous=FULL")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
-                raise StoreError(f"{path}: schema version {version}, this server reads version {SCHEMA_VERSION}")
-            self._db.executescript(_SCHEMA)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            mode = self._write.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            self._write.execute("BEGIN IMMEDIATE")  # one process creates or migrates the schema
+            try:
+                version = self._write.execute("PRAGMA user_version").fetchone()[0]
+                if version not in (0, 1, SCHEMA_VERSION):
+                    raise StoreError(f"{path}: schema version {version}, this server reads version {SCHEMA_VERSION}")
+                if version == 1:
+                    for statement in filter(str.strip, _SQLITE_FROM_1.split(";")):
+                        self._write.execute(statement)
+                for statement in filter(str.strip, _SQLITE_SCHEMA.split(";")):
+                    self._write.execute(statement)
+                self._write.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                self._write.execute("COMMIT")
+            except BaseException:
+                self._write.execute("ROLLBACK")
+                raise
         except sqlite3.DatabaseError as exc:
+            self.close()
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
-        if mode.lower() != "wal":
-            raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
-        self._next_id = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM messages").fetchone()[0]
-
-    def commit_batch(self, requests: list[AddRequest]) -> list[StoredAdd | None]:
-        """Write the Adds in one transaction; None marks a duplicate `(request_id, user_id)`."""
-        results: list[StoredAdd | None] = []
-        rows: list[tuple] = []
-        db = self._db
-        # Ids are assigned here rather than by SQLite so that all the batch's messages go in
-        # with one executemany; this writer is the only one, so the counter cannot race.
-        next_id = self._next_id
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for req in requests:
-                cur = db.execute(
-                    "INSERT OR IGNORE INTO adds (user_id, request_id, session_id) VALUES (?, ?, ?)",
-                    (req.user_id, req.request_id, req.session_id),
-                )
-                if cur.rowcount == 0:
-                    results.append(None)
-                    continue
-                stored = []
-                for position, m in enumerate(req.messages):
-                    rows.append((next_id, req.user_id, req.request_id, req.session_id, position, m.role, m.content,
-                                 m.timestamp))
-                    stored.append(StoredMessage(str(next_id), m.role, m.content, m.timestamp))
-                    next_id += 1
-                results.append(StoredAdd(req.user_id, req.session_id, tuple(stored)))
-            db.executemany(
-                "INSERT INTO messages (id, user_id, request_id, session_id, position, role, content, timestamp)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
+        except StoreError:
+            self.close()
             raise
-        self._next_id = next_id
-        return results
+        if mode.lower() != "wal":
+            self.close()
+            raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
 
-    def replay(self) -> Iterator[StoredAdd]:
-        """Every committed Add in commit order, to rebuild a search backend at start-up."""
-        rows = self._db.execute(
-            "SELECT id, user_id, request_id, session_id, role, content, timestamp FROM messages ORDER BY id"
-        )
-        key: tuple[str, str] | None = None
-        session = ""
-        batch: list[StoredMessage] = []
-        # Messages of one Add have consecutive ids, so grouping adjacent rows restores the Adds.
-        for mid, user_id, request_id, session_id, role, content, timestamp in rows:
-            if (user_id, request_id) != key:
-                if key is not None:
-                    yield StoredAdd(key[0], session, tuple(batch))
-                key, session, batch = (user_id, request_id), session_id, []
-            batch.append(StoredMessage(str(mid), role, content, timestamp))
-        if key is not None:
-            yield StoredAdd(key[0], session, tuple(batch))
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            # check_same_thread=False: opened on the main thread, then used by one other thread
+            # (the writer) or by the event loop.
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                 timeout=SQLITE_BUSY_MS / 1000)
+            db.execute("PRAGMA synchronous=FULL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the database: {exc}") from exc
+        return db
+
+    def _transaction(self):
+        return _SQLiteTransaction(self._write)
+
+    def _bump_versions(self, users: list[str]) -> dict[str, int]:
+        bump = ("INSERT INTO users (user_id, version) VALUES (?, 1) "
+                "ON CONFLICT (user_id) DO UPDATE SET version = version + 1 RETURNING version")
+        return {user: self._write.execute(bump, (user,)).fetchone()[0] for user in users}
+
+    def _insert_adds(self, keys: list[tuple[str, str, str]]) -> set[tuple[str, str]]:
+        insert = "INSERT OR IGNORE INTO adds (user_id, request_id, session_id) VALUES (?, ?, ?)"
+        return {(user, request) for user, request, session in keys
+                if self._write.execute(insert, (user, request, session)).rowcount}
+
+    def _insert_messages(self, rows: list[MessageRow]) -> None:
+        self._write.executemany(
+            "INSERT INTO messages (user_id, version, request_id, session_id, position, role, content, timestamp)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def user_version(self, user_id: str) -> int:
+        row = self._read.execute("SELECT version FROM users WHERE user_id = ?", (user_id,)).fetchone()
+        return row[0] if row else 0
+
+    def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
+        return self._read.execute(
+            "SELECT id, version, request_id, session_id, role, content, timestamp FROM messages"
+            " WHERE user_id = ? AND version > ? AND version <= ? ORDER BY version, id", (user_id, after, upto))
+
+    def count_messages(self) -> int:
+        return self._read.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
 
     def close(self) -> None:
-        self._db.close()
+        for name in ("_write", "_read"):
+            if hasattr(self, name):
+                getattr(self, name).close()
+
+
+class _SQLiteTransaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        # IMMEDIATE: take the write lock now, so a batch never fails halfway on a busy database.
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if kind else "COMMIT")
+
+
+def is_postgres_url(db: str) -> bool:
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db: str | Path) -> Store:
+    """The store behind `--db`: a `postgresql://` URL, or else a SQLite file path."""
+    db = str(db)
+    if is_postgres_url(db):
+        from memory_arena.contract.pgstore import PostgresStore
+
+        return PostgresStore(db)
+    return SQLiteStore(db)
+
+
+def remove_sqlite_files(path: str | Path) -> None:
+    """Delete a SQLite database and its WAL files (a failed start's empty file)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 class GroupCommitWriter:
     """A thread that commits queued Adds in batches and hands each batch's outcomes back in order.
 
     `deliver(batch)` is called on the writer thread once per committed batch with
-    `[(token, StoredAdd | None | Exception)]`; the server forwards that to its event loop, where
-    the search backend is updated before any waiting request is answered.
+    `[(token, True | False | Exception)]` (True: written; False: a duplicate); the server
+    forwards that to its event loop, which answers the waiting requests.
     """
 
     def __init__(self, store: Store, deliver: Callable[[list[tuple[object, object]]], None]) -> None:

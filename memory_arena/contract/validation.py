@@ -11,6 +11,8 @@ The rules, one place for the server (and documented for anyone implementing the 
 - Search: `query` and `user_id` are required non-blank strings; `top_k` is a required true
   integer (a string, a float, a boolean, a list are rejected), negative is rejected, above the
   server's maximum it is clamped; `options` is optional (absent or null) or a list of strings.
+- Every string must be valid Unicode text: no lone surrogate and no U+0000 (which PostgreSQL
+  cannot store), whatever the database.
 - Unknown fields are ignored at every level. Values are never stripped or rewritten: what is
   echoed and stored is exactly what was sent.
 
@@ -86,12 +88,15 @@ def _required_str(obj: dict[str, Any], key: str, loc: tuple[Any, ...], errors: _
     if not value.strip():
         errors.add((*loc, key), "must not be empty or whitespace only", "string_blank")
     elif not _encodable(value):
-        errors.add((*loc, key), "must be valid Unicode (no lone surrogates)", "string_unicode")
+        errors.add((*loc, key), "must be valid Unicode text (no lone surrogates, no NUL character)", "string_unicode")
     return value
 
 
 def _encodable(value: str) -> bool:
-    # JSON can carry "\ud800", which no UTF-8 store or response can hold.
+    # JSON can carry "\ud800", which no UTF-8 store or response can hold, and "\u0000", which
+    # PostgreSQL's text cannot hold: refused alike whatever the database, so both keep the same data.
+    if "\x00" in value:
+        return False
     if value.isascii():
         return True
     try:
