@@ -41,8 +41,9 @@ def _env(extra: dict[str, str] | None) -> dict[str, str]:
     return {**env, **(extra or {})}
 
 
-def start_reference(tmp: Path, *args: str, db: Path | None = None, env: dict[str, str] | None = None) -> Running:
-    """`memory-arena serve --port 0 --db <tmp>/server.sqlite3 ARGS...`."""
+def start_reference(tmp: Path, *args: str, db: Path | str | None = None,
+                    env: dict[str, str] | None = None) -> Running:
+    """`memory-arena serve --port 0 --db <tmp>/server.sqlite3 ARGS...` (`db`: a file or a postgresql:// URL)."""
     db = db or tmp / "server.sqlite3"
     log = tmp / f"serve-{len(list(tmp.glob('serve-*.log')))}.log"
     argv = [sys.executable, "-m", "memory_arena.cli", "serve", "--port", "0", "--db", str(db), *args]
