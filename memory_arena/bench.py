@@ -29,11 +29,14 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
+from memory_arena import importers
 from memory_arena.systems import (SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id,
                                   url_problem)
-from memory_arena.systems.retrieval import percentile, score_ranking, summarise, turn_ranking
+from memory_arena.systems.retrieval import percentile, summarise, turn_ranking
+from memory_arena.systems.session_metrics import (DEFAULT_KS, MEASURES, bench_record, has_sessions, parse_ks,
+                                                  search_depth, summarise_sessions)
 from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
 from memory_arena.cli import positive_int
 
@@ -67,17 +70,24 @@ class Progress:
             self.stream.flush()
 
 
-def bench_system(system: MemorySystem, tasks: Sequence[Task], k: int,
-                 on_task: Callable[[int], None] = lambda done: None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Run every task through `system`; returns (scored records, timing records)."""
+def bench_system(system: MemorySystem, tasks: Iterable[Task], k: int,
+                 on_task: Callable[[int], None] = lambda done: None,
+                 ks: Sequence[int] = DEFAULT_KS) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run every task through `system`; returns (scored records, timing records). An imported
+    question is searched for its whole haystack and also scored per session at each of `ks`
+    (`systems.session_metrics`) and its user forgotten after its searches, so that memory stays
+    bounded over a long imported file; MemoryArena's own tasks stay ingested."""
+
     records, timings = [], []
     for done, task in enumerate(tasks, 1):
         user = task_user_id(task)
         add_seconds = ingest_task(system, task, user)
         start = time.perf_counter()
-        memories = system.search(user, task.question, k)
+        memories = system.search(user, task.question, search_depth(task, k))
         search_seconds = time.perf_counter() - start
-        records.append(score_ranking(task, turn_ranking(task, memories), k))
+        records.append(bench_record(task, turn_ranking(task, memories), k, ks))
+        if system.can_forget and has_sessions(task):  # an imported haystack: keep memory bounded
+            system.reset(user)
         timings.append({"id": task.id, "category": task.category,
                         "add_ms": [s * 1000 for s in add_seconds], "search_ms": search_seconds * 1000})
         on_task(done)
@@ -85,8 +95,11 @@ def bench_system(system: MemorySystem, tasks: Sequence[Task], k: int,
 
 
 def by_category(rows: Sequence[dict[str, Any]], fn: Callable[[list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
-    """`fn` of each category's rows (in CATEGORIES order) and of all rows, as `overall`."""
-    out = {c: fn([r for r in rows if r["category"] == c]) for c in CATEGORIES if any(r["category"] == c for r in rows)}
+    """`fn` of each category's rows (CATEGORIES in their order, then any other category, such
+    as an imported question type, sorted) and of all rows, as `overall`."""
+    present = {r["category"] for r in rows}
+    order = [c for c in CATEGORIES if c in present] + sorted(present - set(CATEGORIES))
+    out = {c: fn([r for r in rows if r["category"] == c]) for c in order}
     out["overall"] = fn(list(rows))
     return out
 
@@ -135,20 +148,34 @@ def latency_cells(t: dict[str, Any]) -> list[Any]:
     return [t["add_p50_ms"], t["add_p95_ms"], t["search_p50_ms"], t["search_p95_ms"]]
 
 
+SESSION_NOTE = ("Session-level retrieval (LongMemEval's definitions: any / all gold sessions among the first k "
+                "sessions of the ranking, NDCG@k; abstention and unscored questions left out):")
+
+
+def session_table(first: str, rows: list[tuple[str, dict[str, Any]]], ks: Sequence[int]) -> str:
+    """recall_any@k, recall_all@k and NDCG@k of each (label, session summary) row."""
+    header = [first, "questions", *(f"{name}@{k}" for name in ("R_any", "R_all", "NDCG") for k in ks)]
+    return _table(header, [[label, m["questions"], *(m[f"{measure}@{k}"] for measure in MEASURES for k in ks)]
+                           for label, m in rows])
+
+
 def system_scorecard(name: str, summary: dict[str, Any], timing: dict[str, Any]) -> str:
     k = summary["k"]
     groups = list(summary["metrics"])
-    return "\n\n".join([
+    parts = [
         f"### {name} (K = {k})",
         _table(["category", *metric_header(k)], [[g, *metric_cells(summary["metrics"][g])] for g in groups]),
-        _table(["category", *LATENCY_HEADER], [[g, *latency_cells(timing[g])] for g in groups]),
-    ]) + "\n"
+    ]
+    if "sessions" in summary:
+        parts += [SESSION_NOTE, session_table("category", list(summary["sessions"].items()), summary["session_k"])]
+    parts.append(_table(["category", *LATENCY_HEADER], [[g, *latency_cells(timing[g])] for g in groups]))
+    return "\n\n".join(parts) + "\n"
 
 
 def combined_scorecard(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
     """All systems side by side: overall metrics, hit@K and stale-rank rate by category, latency."""
     k = results[0][1]["k"]
-    cats = [c for c in CATEGORIES if c in results[0][1]["metrics"]]
+    cats = [c for c in results[0][1]["metrics"] if c != "overall"]
     stale_cats = [c for c in cats if results[0][1]["metrics"][c]["stale_tasks"]]
     parts = [
         f"## Retrieval scorecard (K = {k}, {results[0][1]['metrics']['overall']['tasks']} tasks)",
@@ -160,6 +187,9 @@ def combined_scorecard(results: list[tuple[str, dict[str, Any], dict[str, Any]]]
         parts += ["Stale-rank rate by category (a superseded value ranked above the current one):",
                   _table(["system", *stale_cats],
                          [[n, *(s["metrics"][c]["stale_rank_rate"] for c in stale_cats)] for n, s, _ in results])]
+    if "sessions" in results[0][1]:
+        parts += [SESSION_NOTE, session_table("system", [(n, s["sessions"]["overall"]) for n, s, _ in results],
+                                              results[0][1]["session_k"])]
     parts += ["Latency (wall time on this machine; not part of the scored results):",
               _table(["system", *LATENCY_HEADER], [[n, *latency_cells(t["overall"])] for n, _, t in results])]
     return "\n\n".join(parts) + "\n"
@@ -176,10 +206,13 @@ def _dump(path: Path, data: Any) -> None:
 
 
 def write_system(out: Path, name: str, system: MemorySystem, k: int, records: list[dict[str, Any]],
-                 timings: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+                 timings: list[dict[str, Any]], ks: Sequence[int] = DEFAULT_KS) -> tuple[dict[str, Any], dict[str, Any]]:
     folder = out / folder_name(name)
     folder.mkdir(parents=True, exist_ok=True)
-    summary = {"system": system.describe(), "k": k, "metrics": by_category(records, summarise)}
+    summary: dict[str, Any] = {"system": system.describe(), "k": k, "metrics": by_category(records, summarise)}
+    if any("sessions" in r for r in records):  # an imported dataset
+        summary["session_k"] = list(ks)
+        summary["sessions"] = by_category(records, lambda rows: summarise_sessions(rows, ks))
     timing = by_category(timings, latency_summary)
     with open(folder / "tasks.jsonl", "w", encoding="utf-8") as fh:
         for r in records:
@@ -199,7 +232,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--categories", nargs="+", metavar="CATEGORY",
                         help=f"categories to run (default all): {' '.join(CATEGORIES)}")
     parser.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks per category")
-    parser.add_argument("--dataset", metavar="DIR", help="folder of <category>.jsonl files (default: the shipped dataset)")
+    parser.add_argument("--dataset", metavar="DIR_OR_FORMAT:PATH",
+                        help="folder of <category>.jsonl files (default: the shipped dataset), or a public-format "
+                             f"file as FORMAT:PATH with FORMAT one of {', '.join(importers.FORMATS)} "
+                             "(e.g. longmemeval:longmemeval_s.json; see docs/datasets.md)")
+    parser.add_argument("--session-k", type=session_ks, default=DEFAULT_KS, metavar="K1,K2,...",
+                        help="for an imported dataset: the k of the session-level recall_any@k, recall_all@k and "
+                             "NDCG@k (default 1,3,5,10)")
     parser.add_argument("--out", default="bench-results", metavar="DIR",
                         help="output folder (default ./bench-results)")
     parser.add_argument("--api-key-env", metavar="VAR", help="for a URL: send the API key held in this environment variable")
@@ -225,12 +264,27 @@ def parse_systems(text: str) -> list[str]:
     return out
 
 
-def select_tasks(args: argparse.Namespace) -> list[Task]:
+def session_ks(text: str) -> tuple[int, ...]:
+    """argparse type of `--session-k`."""
+    try:
+        return parse_ks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def select_tasks(args: argparse.Namespace) -> Sequence[Task] | importers.Selection:
+    """The tasks to bench: a list from a MemoryArena folder, or a streamed selection of a
+    public-format file (checked whole first: a malformed file is an ImportFormatError, a
+    DatasetError, before anything is ingested)."""
     categories = None
     if args.categories is not None:
         categories = [c.strip() for arg in args.categories for c in arg.split(",") if c.strip()]
         if not categories:
             raise ValueError(f"--categories needs at least one of {', '.join(CATEGORIES)}")
+    parsed = importers.split_spec(args.dataset) if args.dataset else None
+    if parsed is not None:  # the categories of an imported file are its question types
+        return importers.ImportedDataset(*parsed).select(categories, args.limit)
+    if categories is not None:
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown:
             raise ValueError(f"unknown category '{unknown[0]}'; choose from {', '.join(CATEGORIES)}")
@@ -278,13 +332,13 @@ def run(args: argparse.Namespace) -> int:
             return _error(f"{name}: {exc}", 1)
         try:
             progress = Progress(len(tasks), f"bench {name}")
-            records, timings = bench_system(system, tasks, args.k, progress.update)
+            records, timings = bench_system(system, tasks, args.k, progress.update, args.session_k)
         except RuntimeError as exc:  # ContractError and the like: the service failed us
             return _error(f"{name}: {exc}", 1)
         finally:
             system.close()
         try:
-            summary, timing = write_system(out, name, system, args.k, records, timings)
+            summary, timing = write_system(out, name, system, args.k, records, timings, args.session_k)
         except OSError as exc:
             return _error(f"cannot write the results under {out}: {exc.strerror or exc}", 1)
         results.append((name, summary, timing))

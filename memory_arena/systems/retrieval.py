@@ -59,10 +59,14 @@ def turn_ranking(task: Task, memories: Sequence[Memory]) -> list[int | None]:
 def stale_and_current_turns(task: Task) -> tuple[list[int], list[int]]:
     """(stale turns, current turns) as defined in the module docstring."""
     forms = [task.answer, *task.aliases]
-    states_answer = [any(mentions(t.content, f) for f in forms) for t in task.turns]
-    current = [i for i in task.evidence if states_answer[i]] or task.evidence
+
+    def states_answer(i: int) -> bool:
+        return any(mentions(task.turns[i].content, f) for f in forms)
+
+    current = [i for i in task.evidence if states_answer(i)] or task.evidence
+    # Only tasks with superseded values look at every turn: an imported haystack holds hundreds.
     stale = [i for i, t in enumerate(task.turns)
-             if not states_answer[i] and any(mentions(t.content, v) for v in task.stale)]
+             if task.stale and any(mentions(t.content, v) for v in task.stale) and not states_answer(i)]
     return stale, current
 
 
@@ -99,10 +103,14 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Means of the metrics, the median first-gold rank (over tasks with a hit) and the
     stale-rank rate (over tasks with a stale turn) of a group of per-task records."""
     records = list(records)
-    n = len(records)
-    out: dict[str, Any] = {"tasks": n}
+    out: dict[str, Any] = {"tasks": len(records)}
+    # An imported question without gold turns has None metrics (`session_metrics.bench_record`):
+    # the means are over the others, and `turn_scored` says how many that is.
+    scored = [r for r in records if r["hit"] is not None]
     for key in METRICS:
-        out[key] = _round(sum(r[key] for r in records) / n) if n else None
+        out[key] = _round(sum(r[key] for r in scored) / len(scored)) if scored else None
+    if len(scored) < len(records):
+        out["turn_scored"] = len(scored)
     ranks = [r["first_gold_rank"] for r in records if r["first_gold_rank"] is not None]
     out["median_first_gold_rank"] = statistics.median(ranks) if ranks else None
     flagged = [r["stale_ranked_above"] for r in records if r["stale_ranked_above"] is not None]
