@@ -1,31 +1,38 @@
-"""Load test of the reference Add/Search server on loopback (docs/design.md, "Performance targets").
+"""Load test of the reference Add/Search server on loopback (docs/contract.md, "Load").
 
-Starts `memory-arena serve` on 127.0.0.1 with a fresh SQLite file (or targets `--url`, which
-must be a loopback address), then runs three phases, each with `--clients` concurrent
-keep-alive connections:
+Starts `memory-arena serve` on 127.0.0.1 (or targets `--url`, which must be a loopback address)
+in one or more configurations, each over a fresh database: `--db sqlite` (a new file),
+`--db postgresql` (a throwaway cluster, `initdb` in a temporary folder; see
+tests/postgres_cluster.py) or `--db postgresql://...` (an existing database: the run's users
+carry a fresh tag), with `--workers 1` or more; `--matrix` runs all four of sqlite/postgresql x
+1/2 workers. Each configuration runs three phases with `--clients` concurrent keep-alive
+connections:
 1. Add: the shipped tasks' sessions in contract chunks of at most 20 messages, one user per
    task and pass over the dataset.
-2. Search, first after Add: each ingested user's question once (top_k 10); a lazily indexed
-   backend (bm25) builds that user's index here.
-3. Search, repeated: the questions round after round, on built indexes.
+2. Search, first after Add: each ingested user's question once (top_k 10); a worker loads the
+   user's messages and builds its index here.
+3. Search, repeated: the questions round after round (with several workers, a worker that has
+   not served a user yet builds its index on its first search of it).
 Every response is checked with the client's own well-formedness rules; anything else, a
 non-200 or a dropped connection counts as an error. Prints per phase: throughput,
-p50/p95/p99 latency, errors, and the server's own CPU time per request (from /proc, when
-this script started the server). On a machine shared with other work, that last column is
-the figure that does not depend on the neighbours. Bounded: `--adds` and `--searches`
-requests at most per phase, and `--max-seconds` per phase.
+p50/p95/p99 latency, errors, and CPU time per request of the server's processes (all
+workers) and of the throwaway PostgreSQL cluster (from /proc). On a machine shared with other
+work, the CPU columns are the figures that do not depend on the neighbours. Bounded: `--adds`
+and `--searches` requests at most per phase, and `--max-seconds` per phase.
 
 The load generator is a minimal asyncio HTTP/1.1 client rather than httpx so that, on a
 2-core machine shared with the server, it takes as little CPU as possible from what is
 being measured.
 
     python benchmarks/load_server.py [--clients 64] [--adds 6000] [--searches 6000] [--backend bm25]
+                                     [--db sqlite|postgresql|postgresql://...] [--workers 1] [--matrix]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -68,15 +75,17 @@ class Phase:
     first_error: str = ""
     seconds: float = 0.0
     server_cpu: float | None = None
-    """CPU seconds the server process used during the phase (None if it is not ours to read)."""
+    """CPU seconds the server's processes used during the phase (None if they are not ours to read)."""
+    db_cpu: float | None = None
+    """CPU seconds of the throwaway PostgreSQL cluster's processes (None for SQLite or an outside one)."""
 
 
-def add_jobs(passes: int) -> Iterator[Job]:
-    """Every task's sessions as contract chunks; pass p uses users `load-p<p>-<task id>`."""
+def add_jobs(passes: int, tag: str) -> Iterator[Job]:
+    """Every task's sessions as contract chunks; pass p uses users `load<tag>-p<p>-<task id>`."""
     tasks = load_tasks()
     for p in range(passes):
         for task in tasks:
-            user = f"load-p{p}-{task.id}"
+            user = f"load{tag}-p{p}-{task.id}"
             for session_id, messages in task_sessions(task):
                 for index, chunk in enumerate(chunk_messages(messages)):
                     body = {"request_id": request_id_for(user, session_id, index, chunk), "user_id": user,
@@ -84,12 +93,12 @@ def add_jobs(passes: int) -> Iterator[Job]:
                     yield Job("/add", body, lambda payload, sent=body: check_add_response(sent, payload))
 
 
-def search_jobs(passes: int, repeat: bool) -> Iterator[Job]:
+def search_jobs(passes: int, tag: str, repeat: bool) -> Iterator[Job]:
     """Each ingested user's question once (`repeat=False`), or over and over."""
     tasks = load_tasks()
     for p in itertools.count() if repeat else range(passes):
         for task in tasks:
-            body = {"user_id": f"load-p{p % passes}-{task.id}", "query": task.question, "top_k": TOP_K}
+            body = {"user_id": f"load{tag}-p{p % passes}-{task.id}", "query": task.question, "top_k": TOP_K}
             yield Job("/search", body, lambda payload: check_search_response(payload, TOP_K))
 
 
@@ -135,32 +144,111 @@ async def run_phase(name: str, host: str, port: int, jobs: Iterator[Job], client
     return phase
 
 
-def cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of a process, all threads (Linux /proc); None elsewhere."""
+def _stat(pid: int) -> list[str] | None:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def table(phases: list[Phase]) -> str:
-    lines = ["| phase | requests | errors | seconds | req/s | p50 ms | p95 ms | p99 ms | server CPU ms/req |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for ph in phases:
+def tree_cpu_seconds(root: int | None) -> float | None:
+    """User + system CPU time of a process and of its live descendants (Linux /proc); None elsewhere.
+
+    Workers are children of the server's process, PostgreSQL's backends children of its
+    postmaster: summing the tree counts them all."""
+    if root is None or _stat(root) is None:
+        return None
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (fields := _stat(int(entry.name))) is not None:
+            parents[int(entry.name)] = int(fields[1])
+            times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier += children
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
+def _per_request(seconds: float | None, n: int) -> str:
+    return "n/a" if seconds is None or not n else f"{1000 * seconds / n:.2f}"
+
+
+def table(rows: list[tuple[str, Phase]]) -> str:
+    lines = ["| configuration | phase | requests | errors | seconds | req/s | p50 ms | p95 ms | p99 ms "
+             "| server CPU ms/req | PostgreSQL CPU ms/req |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for config, ph in rows:
         n = len(ph.latencies) + ph.errors
         ms = [percentile(ph.latencies, q) for q in (50, 95, 99)]
         p50, p95, p99 = ("n/a" if v is None else f"{1000 * v:.1f}" for v in ms)
-        cpu = "n/a" if ph.server_cpu is None or not n else f"{1000 * ph.server_cpu / n:.2f}"
         rate = f"{n / ph.seconds:.0f}" if ph.seconds else "n/a"
-        lines.append(f"| {ph.name} | {n} | {ph.errors} | {ph.seconds:.1f} | {rate} | {p50} | {p95} | {p99} | {cpu} |")
+        lines.append(f"| {config} | {ph.name} | {n} | {ph.errors} | {ph.seconds:.1f} | {rate} | {p50} | {p95} | "
+                     f"{p99} | {_per_request(ph.server_cpu, n)} | {_per_request(ph.db_cpu, n)} |")
     return "\n".join(lines)
+
+
+def run_workload(url: str, server_pid: int | None, db_pid: int | None, args: argparse.Namespace,
+                 tag: str) -> list[Phase]:
+    """The three phases against one running server."""
+    passes = 1 + args.adds // max(1, sum(1 for _ in add_jobs(1, tag)))
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    workload = [
+        ("Add", add_jobs(passes, tag), args.adds),
+        # The first search of a user after its Adds pays for loading its messages and building its index.
+        ("Search, first after Add", search_jobs(passes, tag, repeat=False), args.searches),
+        ("Search, repeated", search_jobs(passes, tag, repeat=True), args.searches),
+    ]
+    phases = []
+    for name, jobs, limit in workload:
+        before = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
+        phase = asyncio.run(run_phase(name, host, port, itertools.islice(jobs, limit), args.clients,
+                                      args.max_seconds))
+        after = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
+        phase.server_cpu, phase.db_cpu = (None if b is None or a is None else a - b for b, a in zip(before, after))
+        phases.append(phase)
+        print(f"  {name}: {len(phase.latencies) + phase.errors} requests, {phase.errors} errors, "
+              f"{phase.seconds:.1f} s", file=sys.stderr, flush=True)
+    return phases
+
+
+@contextlib.contextmanager
+def database(kind: str, tmp: Path) -> Iterator[tuple[str, int | None]]:
+    """`--db` of a fresh database of that kind, and the pid of its server when it is ours."""
+    if kind == "sqlite":
+        yield str(tmp / f"load-{len(list(tmp.iterdir()))}.sqlite3"), None
+        return
+    if kind != "postgresql":
+        yield kind, None  # an outside postgresql:// URL
+        return
+    sys.path.insert(0, str(REPO / "tests"))
+    import postgres_cluster
+
+    try:
+        cluster = postgres_cluster.start()
+    except postgres_cluster.Unavailable as exc:
+        raise SystemExit(f"load_server.py: error: cannot start PostgreSQL: {exc}") from None
+    try:
+        pid = int((cluster.folder / "data" / "postmaster.pid").read_text().split()[0])
+        yield cluster.create_database("load"), pid
+    finally:
+        cluster.stop()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Load test of the reference Add/Search server on loopback.")
     parser.add_argument("--url", help="an already running server (loopback only); default: start one")
     parser.add_argument("--backend", default="bm25", help="backend of the started server (default bm25)")
+    parser.add_argument("--db", default="sqlite",
+                        help="sqlite (a fresh file), postgresql (a throwaway cluster) or a postgresql:// URL "
+                             "(default sqlite)")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (default 1)")
+    parser.add_argument("--matrix", action="store_true",
+                        help="run sqlite and postgresql, each with 1 and 2 workers, into one table")
     parser.add_argument("--clients", type=int, default=64, help="concurrent connections (default 64)")
     parser.add_argument("--adds", type=int, default=6000, help="Add requests at most (default 6000)")
     parser.add_argument("--searches", type=int, default=6000,
@@ -169,55 +257,66 @@ def main() -> int:
     args = parser.parse_args()
     if not (0 < args.clients <= 1024 and args.adds >= 0 and args.searches >= 0 and 0 < args.max_seconds <= 600):
         parser.error("--clients must be 1..1024, counts non-negative, --max-seconds in (0, 600]")
+    if not 1 <= args.workers <= 64:
+        parser.error("--workers must be 1..64")
+    if args.db not in ("sqlite", "postgresql") and not args.db.startswith(("postgresql://", "postgres://")):
+        parser.error(f"--db must be sqlite, postgresql or a postgresql:// URL, got {args.db!r}")
+    # Users of a run carry a fresh tag where the database may hold an earlier run's (an outside one).
+    tag = "" if args.db in ("sqlite", "postgresql") else f"-{os.urandom(4).hex()}"
+    configs = ([(db, w) for db in ("sqlite", "postgresql") for w in (1, 2)] if args.matrix
+               else [(args.db, args.workers)])
 
-    passes = 1 + args.adds // max(1, sum(1 for _ in add_jobs(1)))
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = None
-        if args.url:
-            url = args.url.rstrip("/")
-            if urlsplit(url).hostname not in LOOPBACK:
-                parser.error("--url must be a loopback address (127.0.0.1, localhost, ::1)")
-            import httpx
+    rows: list[tuple[str, Phase]] = []
+    if args.url:
+        url = args.url.rstrip("/")
+        if urlsplit(url).hostname not in LOOPBACK:
+            parser.error("--url must be a loopback address (127.0.0.1, localhost, ::1)")
+        import httpx
 
-            try:  # one clear line rather than a traceback from every client
-                httpx.get(f"{url}/health", timeout=5.0)
-            except httpx.TransportError as exc:
-                sys.stderr.write(f"load_server.py: error: cannot connect to {url}: {exc}\n")
-                return 1
-        else:
-            argv = [sys.executable, "-m", "memory_arena.cli", "serve", "--port", "0",
-                    "--db", str(Path(tmp) / "load.sqlite3"), "--backend", args.backend]
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-            proc, url = spawn(argv, Path(tmp) / "server.log", env=env)
-        parts = urlsplit(url)
-        host, port = parts.hostname or "127.0.0.1", parts.port or 80
-        try:
-            workload = [
-                ("Add", add_jobs(passes), args.adds),
-                # The first search of a user after its Adds pays for (re)building its index.
-                ("Search, first after Add", search_jobs(passes, repeat=False), args.searches),
-                ("Search, repeated", search_jobs(passes, repeat=True), args.searches),
-            ]
-            phases = []
-            pid = proc.pid if proc is not None else None
-            for name, jobs, limit in workload:
-                before = cpu_seconds(pid)
-                phase = asyncio.run(run_phase(name, host, port, itertools.islice(jobs, limit), args.clients,
-                                              args.max_seconds))
-                after = cpu_seconds(pid)
-                phase.server_cpu = None if before is None or after is None else after - before
-                phases.append(phase)
-        finally:
-            if proc is not None:
-                proc.terminate()
-                proc.wait(timeout=30)
+        try:  # one clear line rather than a traceback from every client
+            httpx.get(f"{url}/health", timeout=5.0)
+        except httpx.TransportError as exc:
+            sys.stderr.write(f"load_server.py: error: cannot connect to {url}: {exc}\n")
+            return 1
+        rows += [("external", ph) for ph in run_workload(url, None, None, args, f"-{os.urandom(4).hex()}")]
+    else:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+        with tempfile.TemporaryDirectory() as tmp:
+            for kind, workers in configs:
+                label = f"{'sqlite' if kind == 'sqlite' else 'postgresql'}, {workers} worker{'s' * (workers > 1)}"
+                print(f"{label}:", file=sys.stderr, flush=True)
+                with database(kind, Path(tmp)) as (db, db_pid):
+                    argv = [sys.executable, "-m", "memory_arena.cli", "serve", "--port", "0", "--db", db,
+                            "--backend", args.backend, "--workers", str(workers)]
+                    proc, url = spawn(argv, Path(tmp) / f"server-{len(rows)}.log", env=env)
+                    try:
+                        if workers > 1:
+                            wait_for_workers(url, workers)
+                        rows += [(label, ph) for ph in run_workload(url, proc.pid, db_pid, args, tag)]
+                    finally:
+                        proc.terminate()
+                        proc.wait(timeout=60)
     print(f"load_server: {args.clients} clients, backend {args.backend if not args.url else '(external)'}, "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, {url}")
-    print(table(phases))
-    for ph in phases:
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(table(rows))
+    for config, ph in rows:
         if ph.first_error:
-            print(f"first {ph.name} error: {ph.first_error}")
-    return 1 if any(ph.errors for ph in phases) else 0
+            print(f"first error, {config}, {ph.name}: {ph.first_error}")
+    return 1 if any(ph.errors for _, ph in rows) else 0
+
+
+def wait_for_workers(url: str, workers: int, seconds: float = 120.0) -> None:
+    """Until every worker has answered /health (each connection lands on whichever worker accepts it)."""
+    import httpx
+
+    seen: set[int] = set()
+    deadline = time.monotonic() + seconds
+    while len(seen) < workers and time.monotonic() < deadline:
+        with httpx.Client() as client:  # a new connection each time
+            seen.add(client.get(f"{url}/health", timeout=5.0).json()["worker"])
+        time.sleep(0.02)
+    if len(seen) < workers:
+        raise SystemExit(f"load_server.py: error: only {len(seen)} of {workers} workers answered in {seconds} s")
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ class MemoryService:
         self.backend_name = backend_name
         self._backend = build_system(backend_name)
         self._cache: dict[str, _Cached] = {}
+        _warm_up(backend_name)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer: GroupCommitWriter | None = None
 
@@ -162,6 +163,21 @@ class MemoryService:
                 future.set_exception(outcome)
             else:
                 future.set_result(None)
+
+
+def _warm_up(backend_name: str) -> None:
+    """A built-in backend imports its libraries (bm25s and scipy, a model) on first use: one
+    throwaway search pays for that before the worker serves, not during a client's request."""
+    from memory_arena.systems import SYSTEMS, build_system
+
+    if backend_name not in SYSTEMS:  # an adapter may write to a service: nothing is sent to it
+        return
+    warm = build_system(backend_name)
+    try:
+        warm.add("warm-up", "s", [{"role": "user", "content": "warm up the index"}])
+        warm.search("warm-up", "index", 1)
+    finally:
+        warm.close()
 
 
 # -- HTTP layer --------------------------------------------------------------------------------

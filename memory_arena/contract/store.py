@@ -21,6 +21,7 @@ first write wins, also when copies of a request race on different processes.
 
 from __future__ import annotations
 
+import os
 import queue
 import sqlite3
 import threading
@@ -31,10 +32,18 @@ from typing import Callable, Iterable, Iterator
 
 from memory_arena.contract.validation import AddRequest
 
+try:
+    import fcntl
+except ImportError:  # Windows: writers wait in SQLite's busy handler alone
+    fcntl = None  # type: ignore[assignment]
+
 SCHEMA_VERSION = 2
 
 # The largest number of Adds written in one transaction; bounds the latency of a batch.
 MAX_BATCH = 512
+
+# Beside a SQLite database: the file its writers queue on (see SQLiteStore._writer_lock).
+WRITER_LOCK_SUFFIX = "-writer.lock"
 
 # How long a SQLite writer waits for another process's transaction before failing the batch.
 SQLITE_BUSY_MS = 30_000
@@ -180,6 +189,7 @@ class SQLiteStore(Store):
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._lock_fd: int | None = None
         self._write = self._connect()
         self._read = self._connect()
         try:
@@ -221,7 +231,17 @@ class SQLiteStore(Store):
         return db
 
     def _transaction(self):
-        return _SQLiteTransaction(self._write)
+        return _SQLiteTransaction(self._write, self._writer_lock())
+
+    def _writer_lock(self) -> int:
+        """The descriptor of the file that queues this database's writers across processes.
+
+        SQLite's own busy handler polls, sleeping up to 100 ms between tries, so a second
+        worker waiting for the write lock would often sleep long after it was released; a
+        blocking flock wakes the next writer at once. Opened on first write (by the writer thread)."""
+        if self._lock_fd is None:
+            self._lock_fd = os.open(f"{self.path}{WRITER_LOCK_SUFFIX}", os.O_RDWR | os.O_CREAT, 0o600)
+        return self._lock_fd
 
     def _bump_versions(self, users: list[str]) -> dict[str, int]:
         bump = ("INSERT INTO users (user_id, version) VALUES (?, 1) "
@@ -254,18 +274,33 @@ class SQLiteStore(Store):
         for name in ("_write", "_read"):
             if hasattr(self, name):
                 getattr(self, name).close()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 class _SQLiteTransaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, db: sqlite3.Connection, lock_fd: int) -> None:
+        self.db, self.lock_fd = db, lock_fd
 
     def __enter__(self) -> None:
-        # IMMEDIATE: take the write lock now, so a batch never fails halfway on a busy database.
-        self.db.execute("BEGIN IMMEDIATE")
+        self._flock(True)
+        try:
+            # IMMEDIATE: take the write lock now, so a batch never fails halfway on a busy database.
+            self.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._flock(False)
+            raise
 
     def __exit__(self, kind: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if kind else "COMMIT")
+        try:
+            self.db.execute("ROLLBACK" if kind else "COMMIT")
+        finally:
+            self._flock(False)
+
+    def _flock(self, take: bool) -> None:
+        if fcntl is not None:
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX if take else fcntl.LOCK_UN)
 
 
 def is_postgres_url(db: str) -> bool:
@@ -284,7 +319,7 @@ def open_store(db: str | Path) -> Store:
 
 def remove_sqlite_files(path: str | Path) -> None:
     """Delete a SQLite database and its WAL files (a failed start's empty file)."""
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", WRITER_LOCK_SUFFIX):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
