@@ -2,10 +2,11 @@
 
 One bm25s index per user, built from `text.tokenize` tokens. BM25's statistics (document
 frequencies, average length) change with every message, so the index is rebuilt, lazily,
-on the first search after new messages; each message is tokenised only once. A rebuild
-over a 200-turn history costs a few milliseconds, a search on a built index about 0.1 ms
-(`benchmarks/search_latency.py`). Memories with a zero score (no query word in common)
-are not returned; ties go to the newer message. Needs the `bm25` extra (bm25s).
+on the first search after new messages; each message is tokenised and counted only once, and
+the scores are recomputed in a few vectorised steps (`bm25_matrix`) rather than by bm25s's
+own per-document loop, with the same results to the bit. A search on a built index costs
+about 0.1 ms (`benchmarks/search_latency.py`). Memories with a zero score (no query word in
+common) are not returned; ties go to the newer message. Needs the `bm25` extra (bm25s).
 """
 
 from __future__ import annotations
@@ -15,30 +16,31 @@ from typing import Any
 
 import numpy as np
 
+from memory_arena.systems.bm25_matrix import Corpus
 from memory_arena.systems.store import PerUserSystem, Record, UserLog, order_by_score
 from memory_arena.systems.text import tokenize
 
 
 @dataclass(frozen=True)
 class BM25Index:
-    """A bm25s retriever over the records' tokens, and those tokens for the next rebuild.
+    """A bm25s retriever over the records' tokens, the tokens, and their statistics for the next
+    rebuild (`bm25_matrix.Corpus`: a rebuild tokenises and counts only the new records, and
+    gives the scores `bm25s.BM25().index(tokens)` would, bit for bit).
 
     `retriever` is None while no record has a content word ("👍", "ok, thanks"): bm25s cannot
     index an empty vocabulary, and such a history matches no query anyway."""
 
     retriever: Any
     tokens: list[list[str]]
+    corpus: Corpus
 
     @classmethod
     def extend(cls, records: list[Record], old: "BM25Index | None", old_count: int) -> "BM25Index":
-        import bm25s
-
-        tokens = (old.tokens if old is not None else []) + [tokenize(r.content) for r in records[old_count:]]
-        if not any(tokens):
-            return cls(None, tokens)
-        retriever = bm25s.BM25()
-        retriever.index(tokens, show_progress=False)
-        return cls(retriever, tokens)
+        new = [tokenize(r.content) for r in records[old_count:]]
+        # The old index is replaced by this one: its statistics are extended, not copied.
+        corpus = old.corpus if old is not None else Corpus()
+        corpus.add(new)
+        return cls(corpus.retriever(), (old.tokens if old is not None else []) + new, corpus)
 
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every record for `query` (zeros if no query word is known)."""
