@@ -41,10 +41,17 @@ system_packages() {
     say "installing chromium"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
+  # PostgreSQL: the reference server's tests start a throwaway cluster of their own
+  # (tests/postgres_cluster.py); without the binaries those tests skip with a reason.
+  if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+      && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing postgresql"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
 }
 
 system_packages
-venv v04 -e ".[test,server,bm25,report,dense]" "verifiers==0.4.0" uv  # uv runs the 0.4 chat harness
+venv v04 -e ".[test,server,postgres,bm25,report,dense]" "verifiers==0.4.0" uv  # uv runs the 0.4 chat harness
 venv v03 -e ".[test,server]" "verifiers==0.3.1"
 
 marker=()
