@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Iterable
 
 from memory_arena.envs import core
 
@@ -47,15 +47,31 @@ def load_environment(**kwargs: Any):
             order, each with its time) instead of the conversation. Not with stream delivery
             or memory_tool.
         top_k: memories shown with `memory_system` (default 10).
-        anything else: passed to the classic environment constructor (0.3.x) or merged into the
-            v1 env config (0.4.x).
+        any keyword the framework's environment takes: verifiers 0.3's environment constructor
+            arguments (`max_turns`, `timeout_seconds`, `sampling_args`, ...); verifiers 0.4's env
+            config fields (`timeout`, `retries`, `agent`, ...) and agent settings (`max_turns`,
+            `max_output_tokens`, ...), merged into the environment's agent. `max_turns` overrides
+            the environment's own default. Any other keyword is a ValueError naming it.
     """
     names = inspect.signature(core.make_settings).parameters
     settings = core.make_settings(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
     if verifiers_api() == "v1":
-        from memory_arena.envs import v1
+        from memory_arena.envs import v1 as adapter
+    else:
+        from memory_arena.envs import classic as adapter  # type: ignore[no-redef]
+    check_framework_keywords(kwargs, names, *adapter.framework_keywords())
+    return adapter.load_environment(settings, **kwargs)
 
-        return v1.load_environment(settings, **kwargs)
-    from memory_arena.envs import classic
 
-    return classic.load_environment(settings, **kwargs)
+def check_framework_keywords(kwargs: dict[str, Any], ours: Iterable[str], accepted: set[str],
+                             reserved: set[str]) -> None:
+    """ValueError, in one sentence naming the keyword, for the first keyword that is neither
+    MemoryArena's (`ours`) nor one the installed framework's environment takes (`accepted`),
+    or that MemoryArena sets itself (`reserved`: the dataset, the rubric, the tools)."""
+    framework = f"verifiers {version('verifiers')}"
+    for key in kwargs:
+        if key in reserved:
+            raise ValueError(f"load_environment: {key!r} is set by MemoryArena itself and cannot be passed")
+        if key not in accepted:
+            raise ValueError(f"load_environment: unknown argument {key!r}; MemoryArena takes {', '.join(ours)}, "
+                             f"and {framework} environments also take {', '.join(sorted(set(accepted) - set(ours)))}")

@@ -18,6 +18,7 @@ environment hands the client a copy of itself that leaves null fields out of the
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any
 
 import verifiers as vf
@@ -29,7 +30,27 @@ from memory_arena.memory_tools import MemoryStore, tool_schemas
 from memory_arena.tasks.schema import Task
 
 MAX_TURNS = 1_000
-"""Guard against a model that never stops calling tools; far above any real rollout."""
+"""Guard against a model that never stops calling tools; far above any real rollout. A
+`max_turns` argument replaces it."""
+
+OWN_ARGUMENTS = {"dataset", "eval_dataset", "rubric", "tool_defs"}
+"""Constructor arguments the environment sets itself: a caller's would replace MemoryArena's
+tasks, scoring or tools."""
+
+
+def framework_keywords() -> tuple[set[str], set[str]]:
+    """(the keyword arguments verifiers' MultiTurnEnv and its bases take, OWN_ARGUMENTS).
+
+    Read from the installed verifiers, so a keyword a later 0.3 release adds passes too.
+    `vf.Environment` stores any unknown keyword as an attribute without a word; that is why
+    `load_environment` checks against this list instead of handing everything on."""
+    names: set[str] = set()
+    for cls in vf.MultiTurnEnv.__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            names.update(p.name for p in inspect.signature(init).parameters.values()
+                         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self")
+    return names - OWN_ARGUMENTS, OWN_ARGUMENTS
 
 
 def _dataset(tasks: list[Task], settings: core.Settings) -> Dataset:
@@ -108,7 +129,7 @@ class MemoryArenaEnv(vf.MultiTurnEnv):
                 rubric.add_metric(self._retrieval_metric(name))
         dataset = _dataset(tasks, settings)
         tools = [vf.Tool(**schema) for schema in tool_schemas()] if settings.memory_tool else None
-        super().__init__(eval_dataset=dataset, rubric=rubric, tool_defs=tools, max_turns=MAX_TURNS, **kwargs)
+        super().__init__(eval_dataset=dataset, rubric=rubric, tool_defs=tools, **{"max_turns": MAX_TURNS, **kwargs})
 
     # --- rollout ------------------------------------------------------------------------
 

@@ -219,7 +219,22 @@ def taskset_fields(settings: core.Settings) -> dict[str, Any]:
     }
 
 
+def framework_keywords() -> tuple[set[str], set[str]]:
+    """(the env config's fields and the agent's settings, the fields MemoryArena sets itself).
+    `taskset` is built from the MemoryArena arguments."""
+    return (set(MemoryArenaEnvConfig.model_fields) | set(vf.AgentConfig.model_fields)) - {"taskset"}, {"taskset"}
+
+
 def load_environment(settings: core.Settings, **kwargs: Any) -> MemoryArenaEnv:
-    """The v1 Env for these settings; `kwargs` merge into the env config (e.g. `agent=`)."""
-    config = vf.resolve_env_config({"taskset": {"id": "memory-arena", **taskset_fields(settings)}, **kwargs})
-    return vf.load_environment(config)
+    """The v1 Env for these settings. A keyword that names an env config field (`timeout`,
+    `agent`, ...) sets it; an agent setting (`max_turns`, `max_output_tokens`, ...) is merged
+    into the agent's config over its defaults, as `--env.agent.max-turns` is on the command line."""
+    config: dict[str, Any] = {"taskset": {"id": "memory-arena", **taskset_fields(settings)}}
+    agent: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        (config if key in MemoryArenaEnvConfig.model_fields else agent)[key] = value
+    if agent:
+        given = config.get("agent", {})
+        given = given.model_dump(exclude_unset=True) if isinstance(given, vf.AgentConfig) else dict(given)
+        config["agent"] = {**given, **agent}
+    return vf.load_environment(vf.resolve_env_config(config))

@@ -5,7 +5,8 @@ and the end-to-end tests. v1 `vf-eval` exits 0 even when rollouts fail: look at 
 
 The two versions spell the same run differently: 0.4 (v1) takes the endpoint as
 `--client.base-url` / `--client.api-key-var`, the environment arguments as
-`--env.taskset.<field> <value>` flags and pushes results unless `--no-push`; it writes
+`--env.taskset.<field> <value>` flags (an agent setting such as `max_turns` as
+`--env.agent.<field>`) and pushes results unless `--no-push`; it writes
 `<output_dir>/<run>/traces.jsonl`. 0.3 (classic) takes `-b` / `-k`, the arguments as one JSON
 object after `-a`, saves only with `-s`, and writes
 `<output_dir>/evals/memory-arena--<model>/<run>/results.jsonl` (+ `metadata.json`).
@@ -40,8 +41,11 @@ def command(base_url: str, model: str, api_key_var: str, num_examples: int, env_
     if verifiers_api() == "v1":
         cmd = [vf_eval, ENV_ID, "-m", model, "--client.base-url", base_url, "--client.api-key-var", api_key_var,
                "-n", str(num_examples), "-r", str(rollouts), "--no-push", "-o", str(output_dir)]
-        for key, value in env_args.items():
-            cmd += [f"--env.taskset.{key.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
+        from verifiers.v1 import AgentConfig
+
+        for key, value in env_args.items():  # an agent setting such as max_turns is the agent's, not the taskset's
+            section = "agent" if key in AgentConfig.model_fields else "taskset"
+            cmd += [f"--env.{section}.{key.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
     else:
         cmd = [vf_eval, ENV_ID, "-m", model, "-b", base_url, "-k", api_key_var, "-n", str(num_examples),
                "-r", str(rollouts), "-s", "-d", "-o", str(output_dir), "-a", json.dumps(env_args)]
