@@ -15,6 +15,9 @@ Modes at the question:
   than the question), else "I don't know". This makes eviction observable in the score.
 - `store_retrieve`: store_memory("answer", <answer>), then retrieve_memory("answer"), then
   reply with what the tool returned (the tool-using transcript of full delivery).
+- `first_candidate`: of the entry's `candidates` (e.g. the values the asked fact took), the
+  one that occurs first in the user messages before the question, read top to bottom as a
+  model that trusts the order of retrieved memories would; "I don't know" when none occurs.
 - `http_error`: answer HTTP 500, so the eval output shows how a failed rollout is recorded.
 - `flip`: the k-th time its question is asked (from 0), `right` for even k, else `stale`: the
   repeated rollouts of one task disagree, as a sampled model's do (with 3 rollouts: 2 right,
@@ -60,6 +63,15 @@ def answer_text(text: str, instructions: str) -> str:
     its instructions ask for one."""
     return f"Answer: {text}" if ANSWER_LINE in instructions else text
 ROLES = ("system", "developer", "user", "assistant", "tool")
+
+
+def first_candidate(shown: str, candidates: list[str]) -> str:
+    """The candidate that occurs first in `shown` (whole words, any case; the longer one when
+    two start at the same place), or "I don't know"."""
+    text = shown.casefold()
+    found = [(hit.start(), -len(c), c) for c in candidates
+             if (hit := re.search(rf"(?<!\w){re.escape(c.casefold())}(?!\w)", text))]
+    return min(found)[2] if found else "I don't know"
 
 
 def told_to_store(instructions: str) -> bool:
@@ -176,6 +188,9 @@ class Script:
                         return {"content": "barrier broken: rollouts did not interleave"}
                 return {"tool_calls": [self._tool_call("retrieve_memory", {"key": "answer"})]}
             return final(result)
+        if mode == "first_candidate":
+            shown = "\n".join(str(m.get("content")) for m in messages[:-1] if m.get("role") == "user")
+            return final(first_candidate(shown, entry.get("candidates", [])))
         # visible: read memory first when parts were stored, then answer only from what is shown
         if stores and "list_memories" in tools and last.get("role") == "user":
             return {"tool_calls": [self._tool_call("list_memories", {})]}

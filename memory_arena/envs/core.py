@@ -277,10 +277,28 @@ def memory_time(created_at: int | None) -> str:
     return datetime.fromtimestamp(created_at / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ (%A)")
 
 
+OLDER_NOTE = "a memory marked 'older version' was replaced by a newer one and no longer holds"
+
+
+def older_mark(memory: Memory, numbers: dict[str, int]) -> str:
+    """The mark of a memory the system says is superseded (`superseded_by`, e.g. `timeline`):
+    "(older version of 3) " naming the shown memory that replaced it, else "(older version) "."""
+    newer = memory.get("superseded_by")
+    if newer is None:
+        return ""
+    shown = numbers.get(str(newer))
+    return f"(older version of {shown}) " if shown else "(older version) "
+
+
 def memories_text(memories: Sequence[Memory]) -> str:
-    """The retrieved memories as one user message, in the order given."""
-    lines = [f"[Retrieved memories: {len(memories)}]"]
-    lines += [f"{i}. [{memory_time(m.get('created_at'))}] {m['content']}" for i, m in enumerate(memories, 1)]
+    """The retrieved memories as one user message, in the order given. When the system marked
+    superseded memories, the header says what the mark means (otherwise it is unchanged)."""
+    numbers = {str(m.get("id")): i for i, m in enumerate(memories, 1)}
+    marks = [older_mark(m, numbers) for m in memories]
+    header = f"[Retrieved memories: {len(memories)}" + (f"; {OLDER_NOTE}]" if any(marks) else "]")
+    lines = [header]
+    lines += [f"{i}. [{memory_time(m.get('created_at'))}] {mark}{m['content']}"
+              for i, (m, mark) in enumerate(zip(memories, marks), 1)]
     return "\n".join(lines)
 
 

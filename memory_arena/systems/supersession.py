@@ -1,0 +1,288 @@
+"""Supersession: which memories are versions of the same thing, and which version is current
+(docs/timeline.md). Standard library only; `timeline` supplies the similarity of meaning.
+
+Nothing here knows the benchmark's sentences or vocabularies. It reads general English:
+
+- **values**: what a statement sets, found by form alone: runs of capitalised words that do
+  not open a sentence ("Tromso", "Opel Astra", "June 15") and tokens with a digit ("19th",
+  "388"). Masking them leaves the frame of the statement ("my home is now in _"), which is
+  what two versions of one fact share.
+- **corrections**: a message that says an earlier one was wrong ("actually", "not X", "scratch
+  that", "I misspoke") is a newer version of the nearest earlier message in its session that
+  set a value, even when it repeats none of its words.
+- **replacements**: a newer message that names an older message's value beside a new value
+  ("Rex, not Fido", "gave up spot 388 and got spot 436") is a newer version of it.
+- **days**: a question naming a weekday asks for the value in effect at the end of that day
+  (the latest such day the history reaches), not for the newest one.
+
+`order_versions` turns a relevance ranking and the version links into the final ranking: the
+current version of each thing takes the place of its best-ranked version, and the older ones
+follow it, each marked with the version that replaced it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Iterable, Sequence
+
+DAY_MS = 86_400_000
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# A word that starts with a capital, or a token with a digit; apostrophes and hyphens inside.
+_TOKEN = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+# Where a sentence (or a clause after a colon or a dash) starts: its first word is capitalised
+# by grammar, not because it names something.
+_OPENERS = frozenset(".!?:;\"“(—–")
+# General English ways of saying that something said before was wrong, or no longer holds.
+_CORRECTION = re.compile(
+    r"\b(actually|correction|correct(ed|ing)?|wrong|mistake[ns]?|misspoke|misremembered|mixed (it|them) up|"
+    r"scratch that|i meant|not quite|not right|no longer|any ?more|ignore (that|what)|"
+    r"my bad|sorry,? (no|i))\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(not|no|never|nor)\b|n't\b")
+# ... or that it changed: an old value named in such a sentence beside a new one is replaced.
+_CHANGE = re.compile(r"\b(from|changed?|switch(ed)?|swap(ped)?|replaced?|traded?|gave up|sold|left|"
+                     r"moved|now|new|became|becomes|instead)\b")
+# Who a statement is about: the speaker ("I", "my", "we") unless it names someone else, by a
+# third-person pronoun, a possessive name ("Rafa's") or a person word after "my"/"our" ("my
+# sister", "our neighbour"). General English roles, not a list of any data set's.
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b")
+_OTHER_PERSON = re.compile(
+    r"\b(he|she|they|him|her|them|his|hers|their|theirs|someone|somebody|everyone|"
+    r"(my|our) (best |close |old |new )?(mother|mom|mum|father|dad|parents?|sister|brother|siblings?|sons?|"
+    r"daughters?|child|children|kids?|wife|husband|partner|spouse|fianc[ée]e?|girlfriend|boyfriend|aunt|uncle|"
+    r"cousin|niece|nephew|grand\w+|in-laws?|friends?|neighbou?rs?|room-?mates?|flat-?mates?|house-?mates?|"
+    r"colleagues?|co-?workers?|boss|manager|mentor|teacher|coach|doctor|landlord|landlady|team|teammates?|"
+    r"classmates?|clients?))\b")
+_POSSESSIVE_NAME = re.compile(r"(?<![\w'])([A-Z][\w-]*)['’]s\b")
+_NOT_VALUE = frozenset({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"})
+
+
+def _is_value_token(word: str, opens_sentence: bool) -> bool:
+    if any(c.isdigit() for c in word):
+        return True
+    return word[0].isupper() and not opens_sentence and word.casefold() not in _NOT_VALUE
+
+
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each value in `text`: a run of value tokens separated only by spaces."""
+    spans: list[tuple[int, int]] = []
+    for match in _TOKEN.finditer(text):
+        before = text[:match.start()].rstrip()
+        opens = not before or before[-1] in _OPENERS
+        if not _is_value_token(match.group(), opens):
+            continue
+        if spans and text[spans[-1][1]:match.start()].isspace() and not opens:
+            spans[-1] = (spans[-1][0], match.end())
+        else:
+            spans.append((match.start(), match.end()))
+    return spans
+
+
+def openers(text: str) -> tuple[str, ...]:
+    """The capitalised words that open a sentence of `text`, case-folded: a name there looks
+    like any first word ("Kim reports to Ana", "The rota changed"). `resolved` decides."""
+    out = []
+    for match in _TOKEN.finditer(text):
+        before = text[:match.start()].rstrip()
+        word = match.group()
+        if (not before or before[-1] in _OPENERS) and word[0].isupper() and word.casefold() not in _NOT_VALUE:
+            out.append(word.casefold().removesuffix("'s").removesuffix("’s"))
+    return tuple(out)
+
+
+def resolved(statement: "Statement", known: frozenset[str]) -> tuple[str, ...]:
+    """The statement's values with the sentence openers that the history names as values
+    elsewhere ("Kim" after "... reports to Kim"), openers first."""
+    return tuple(o for o in statement.openers if o in known and o not in statement.values) + statement.order
+
+
+def values(text: str) -> frozenset[str]:
+    """The values of `text`, case-folded."""
+    return frozenset(text[a:b].casefold() for a, b in value_spans(text))
+
+
+def masked(text: str) -> str:
+    """`text` without its values: the frame that versions of one statement share."""
+    out, last = [], 0
+    for a, b in value_spans(text):
+        out.append(text[last:a])
+        last = b
+    out.append(text[last:])
+    return " ".join("".join(out).split())
+
+
+def is_correction(text: str) -> bool:
+    return _CORRECTION.search(text) is not None
+
+
+def names(text: str, value: str) -> bool:
+    """Whether `value` (case-folded) occurs in `text` as whole words."""
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text.casefold()) is not None
+
+
+def asked_day_end(query: str, times: Iterable[int | None]) -> int | None:
+    """For a question about a named weekday ("on Thursday", "at the end of Friday"): the end
+    (exclusive, Unix ms, UTC) of the latest day with that name that the memories' times reach.
+    None when the question names no weekday, or no memory was said on or before such a day."""
+    words = set(re.findall(r"[a-z]+", query.casefold()))
+    asked = [i for i, day in enumerate(WEEKDAYS) if day in words]
+    known = [t for t in times if t is not None]
+    if len(asked) != 1 or not known:
+        return None
+    last = datetime.fromtimestamp(max(known) / 1000, tz=timezone.utc)
+    day = last.date() - timedelta(days=(last.weekday() - asked[0]) % 7)
+    end = datetime(day.year, day.month, day.day, tzinfo=timezone.utc) + timedelta(days=1)
+    cutoff = int(end.timestamp() * 1000)
+    return cutoff if min(known) < cutoff else None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What supersession needs of one memory."""
+
+    position: int
+    session_id: str
+    created_at: int | None
+    values: frozenset[str]
+    order: tuple[str, ...]
+    """The values in the order they occur."""
+    openers: tuple[str, ...]
+    correction: bool
+    question: bool
+    """It asks rather than states (ends with a question mark): a question sets no value."""
+    subject: str
+    """Who it is about: "self", a possessive name, a person word, or "" when it cannot tell."""
+    text: str  # case-folded content, for `names`
+
+
+def statement(position: int, session_id: str, created_at: int | None, content: str) -> Statement:
+    order = tuple(content[a:b].casefold() for a, b in value_spans(content))
+    return Statement(position, session_id, created_at, frozenset(order), order, openers(content), is_correction(content),
+                     content.rstrip().endswith("?"), subject(content), content.casefold())
+
+
+def subject(text: str) -> str:
+    """Who `text` is about (see `Statement.subject`)."""
+    name = _POSSESSIVE_NAME.search(text)
+    if name:
+        return name.group(1).casefold()
+    folded = text.casefold()
+    other = _OTHER_PERSON.search(folded)
+    if other:
+        return other.group(0).split()[-1]
+    return "self" if _FIRST_PERSON.search(folded) else ""
+
+
+def corrected(statements: Sequence[Statement], order: Sequence[int], position: int, window: int) -> int | None:
+    """The memory a correction at `position` corrects: the nearest earlier one in its session,
+    at most `window` messages back, that set a value. `order` is its session's positions. A
+    correction that sets no value itself ("I cycled instead of taking the bus") corrects none."""
+    if not statements[position].values:
+        return None
+    at = order.index(position)
+    for earlier in reversed(order[max(0, at - window):at]):
+        if statements[earlier].values:
+            return earlier
+    return None
+
+
+def replaces(newer: Statement, older: Statement) -> bool:
+    """Whether `newer` corrects `older` by name: it names one of `older`'s values beside a value
+    of its own and says that something was wrong or denied ("Rex, not Fido"). Naming
+    an earlier value alone is no change ("Kim reports to Ana" after "Jo Park reports to
+    Kim")."""
+    if not (newer.correction or _NEGATION.search(newer.text) or _CHANGE.search(newer.text)) or not newer.values - older.values:
+        return False
+    return any(names(newer.text, v) for v in older.values)
+
+
+def restated(statements: Sequence[Statement], position: int) -> int | None:
+    """The latest earlier statement whose values `position` repeats exactly (a recap: "From what
+    you said earlier: Fido."), so that a correction of the recap corrects it too."""
+    me = statements[position]
+    for earlier in range(position - 1, -1, -1):
+        if statements[earlier].values == me.values and not statements[earlier].question:
+            return earlier
+    return None
+
+
+def same_subject(a: Statement, b: Statement, known: frozenset[str] = frozenset()) -> bool:
+    """Whether two statements of one frame can be versions of one fact: both set a value, and
+    when either names more than one (a subject and its value, "Jo Park reports to Kim"),
+    they name the same number and share one in the same place (the subject keeps its place,
+    the value changes), so that the same relation of another subject, or a chain ("Kim
+    reports to Ana"), is not taken for a change."""
+    if not a.values or not b.values or a.question or b.question or a.subject != b.subject:
+        return False
+    first, second = resolved(a, known), resolved(b, known)
+    if len(first) < 2 and len(second) < 2:
+        return True
+    return len(first) == len(second) and any(x == y for x, y in zip(first, second))
+
+
+def order_versions(ranking: Sequence[int], later: Callable[[int], list[int]], time_of: Callable[[int], float],
+                   cutoff: int | None, top_k: int, older_shown: int) -> list[tuple[int, int | None]]:
+    """The final ranking as (position, position of the version that replaced it, or None).
+
+    `ranking` is by relevance, best first; `later(p)` the newer versions of `p` (directly
+    linked; followed transitively). Each ranked memory's versions form one thing; at the
+    place of its best-ranked version the thing shows its current version (the newest, or the
+    newest said before `cutoff`), then that best-ranked version (what the query matched),
+    then up to `older_shown` other versions among the `top_k` most relevant, newest first;
+    each is marked as replaced by the current one. Its remaining versions keep their own
+    place by relevance, still marked. Versions said after `cutoff` come after the current one."""
+    placed: set[int] = set()
+    replaced_by: dict[int, int] = {}
+    out: list[tuple[int, int | None]] = []
+    for position in ranking:
+        if len(out) >= top_k:
+            break
+        if position in placed:
+            continue
+        if position in replaced_by:
+            placed.add(position)
+            out.append((position, replaced_by[position]))
+            continue
+        versions = _versions(position, later)
+        current = _current(versions, time_of, cutoff)
+        if current in placed:  # an older version of a thing already shown
+            placed.add(position)
+            replaced_by[position] = current
+            out.append((position, current))
+            continue
+        rest = sorted((v for v in versions if v not in (current, position) and v not in placed),
+                      key=lambda v: (_after(v, time_of, cutoff), -time_of(v), -v))
+        relevant = set(ranking[:top_k])
+        shown = ([position] if position != current else []) + [v for v in rest if v in relevant][:older_shown]
+        out.append((current, None))
+        placed.add(current)
+        for v in shown + rest:
+            replaced_by.setdefault(v, current)
+        for v in shown:
+            placed.add(v)
+            out.append((v, current))
+    return out[:top_k]
+
+
+def _versions(position: int, later: Callable[[int], list[int]]) -> list[int]:
+    seen, todo = {position}, [position]
+    while todo:
+        for newer in later(todo.pop()):
+            if newer not in seen:
+                seen.add(newer)
+                todo.append(newer)
+    return sorted(seen)
+
+
+def _after(position: int, time_of: Callable[[int], float], cutoff: int | None) -> bool:
+    return cutoff is not None and time_of(position) >= cutoff
+
+
+def _current(versions: list[int], time_of: Callable[[int], float], cutoff: int | None) -> int:
+    """The newest version said before `cutoff` (if any was), else the oldest after it."""
+    before = [v for v in versions if not _after(v, time_of, cutoff)]
+    if before:
+        return max(before, key=lambda v: (time_of(v), v))
+    return min(versions, key=lambda v: (time_of(v), v))

@@ -1,0 +1,125 @@
+"""`timeline`: relevance from `hybrid`, then supersession, so that the newest truth comes first
+(docs/timeline.md).
+
+A relevance ranking has no sense of time: the first statement of a fact is often phrased
+more like the question than the change that replaced it, and ranks above it. `timeline`
+ranks every memory as `hybrid` does, then links each retrieved memory to its newer versions
+anywhere in the history (`supersession`): a message saying the same thing with other values
+(cosine of the value-masked embeddings at least `SAME_FRAME`), a correction of it, or a
+message naming its value beside a new one. At the place of a thing's best-ranked version
+comes its current version (the newest; for a question naming a weekday, the newest said by
+the end of that day), followed by up to `OLDER_SHOWN` older versions, each returned with
+`superseded_by` set to the current version's id. Other memories keep their hybrid order.
+
+Everything is computed from the text and the times: no model call, no network, the same
+ranking for the same history and query. Per message, the index keeps its embedding, its
+value-masked embedding and what supersession reads (its values, whether it corrects), all
+computed once, when the first search after its Add extends the index. Needs the `dense`
+extra (the static embeddings and bm25s, as `hybrid`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory_arena.systems.bm25 import BM25Index
+from memory_arena.systems.hybrid import HybridSystem, expand
+from memory_arena.systems.store import Record, UserLog
+from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, order_versions,
+                                               replaces, restated, same_subject, statement)
+
+SAME_FRAME = 0.75
+"""Cosine of value-masked embeddings above which two messages that set values say the same
+thing with other values ("My running partner is _" and "My new running partner is _")."""
+
+CORRECTION_WINDOW = 4
+"""How many messages back a correction looks for the statement it corrects."""
+CORRECTION_FRAME = 0.5
+"""A correction with no statement just before it corrects the most similar earlier one, when
+their value-masked cosine is at least this."""
+OLDER_SHOWN = 1
+"""Older versions shown right after a current one and the version the query matched; the
+rest keep their own place."""
+
+
+@dataclass(frozen=True)
+class TimelineIndex:
+    hybrid: tuple[BM25Index, np.ndarray]
+    frames: np.ndarray
+    """Unit-length embeddings of each message with its values masked."""
+    statements: list[Statement]
+    known: frozenset[str]
+    """Every value the history names (a sentence opener among them is a name, see `resolved`)."""
+    corrects: dict[int, list[int]]
+    """correction position -> the positions it corrects (a recap's and the statement's)."""
+
+
+class TimelineSystem(HybridSystem):
+    name = "timeline"
+
+    def build_index(self, records: list[Record], old_index: TimelineIndex | None, old_count: int) -> TimelineIndex:
+        old = old_index
+        hybrid = super().build_index(records, old.hybrid if old else None, old_count)
+        new = records[old_count:]
+        frames = self.encoder.encode([masked(r.content) for r in new])
+        if old is not None:
+            frames = np.vstack([old.frames, frames])
+        statements = (old.statements if old else []) + [
+            statement(r.position, r.session_id, r.created_at, r.content) for r in new]
+        corrects = dict(old.corrects) if old else {}
+        sessions: dict[str, list[int]] = {}
+        for r in records:
+            sessions.setdefault(r.session_id, []).append(r.position)
+        for r in new:
+            if statements[r.position].correction:
+                target = corrected(statements, sessions[r.session_id], r.position, CORRECTION_WINDOW)
+                if target is None:  # "let me correct what I said about where I work": by topic
+                    target = self._nearest_frame(frames, statements, r.position)
+                if target is not None:
+                    recap = restated(statements, target)
+                    corrects[r.position] = [target] if recap is None else [target, recap]
+        known = (old.known if old else frozenset()).union(*(statements[r.position].values for r in new))
+        return TimelineIndex(hybrid, frames, statements, known, corrects)
+
+    @staticmethod
+    def _nearest_frame(frames: np.ndarray, statements: list[Statement], position: int) -> int | None:
+        """The earlier statement of the same subject most like the correction at `position` in
+        frame, when like enough (`CORRECTION_FRAME`)."""
+        me = statements[position]
+        sims = frames[:position] @ frames[position]
+        fits = [p for p in range(position) if statements[p].values and not statements[p].question
+                and statements[p].subject == me.subject and sims[p] >= CORRECTION_FRAME]
+        return max(fits, key=lambda p: (sims[p], p), default=None)
+
+    def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float, int | None]]:
+        index: TimelineIndex = log.index
+        relevance = [p for p, _ in expand(log, self.fused_scores(index.hybrid, query), len(log.records))]
+        statements = index.statements
+        corrected_by: dict[int, list[int]] = {}
+        for newer, olders in index.corrects.items():
+            for older in olders:
+                corrected_by.setdefault(older, []).append(newer)
+
+        def later(position: int) -> list[int]:
+            me = statements[position]
+            if not me.values:
+                return sorted(corrected_by.get(position, []))
+            after = np.arange(position + 1, len(statements))
+            out = set(corrected_by.get(position, []))
+            if not me.correction:  # a correction's frame ("no, it's _") says nothing of its topic
+                same = after[index.frames[position + 1:] @ index.frames[position] >= SAME_FRAME]
+                out.update(int(q) for q in same if not statements[q].correction and same_subject(me, statements[q], index.known))
+            out.update(q for q in range(position + 1, len(statements)) if replaces(statements[q], me))
+            return sorted(out)
+
+        def time_of(position: int) -> float:
+            created = statements[position].created_at
+            return float(position) if created is None else float(created)
+
+        cutoff = asked_day_end(query, (s.created_at for s in statements))
+        ordered = order_versions(relevance, later, time_of, cutoff, top_k, OLDER_SHOWN)
+        # The score is the place in the list, so that it never increases down the list: a
+        # current version takes the place of an older one whatever its own relevance.
+        return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
