@@ -67,6 +67,31 @@ def test_wheel_carries_runtime_files(installed):
     assert not any(n.startswith("tests/") for n in names)
 
 
+def test_wheel_carries_pyproject_for_the_hub(installed):
+    """The Hub reads the metadata, and the classic `vf-eval` its `[tool.verifiers.eval]`
+    defaults, from `pyproject.toml` in the installed package's folder."""
+    wheel, python, tmp = installed
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read("memory_arena/pyproject.toml") == (ROOT / "pyproject.toml").read_bytes()
+    code = (
+        "import json, pathlib, tomllib, memory_arena\n"
+        "data = tomllib.loads((pathlib.Path(memory_arena.__file__).parent / 'pyproject.toml').read_text())\n"
+        "print(json.dumps([data['project']['name'], data['project']['tags'], data['tool']['verifiers']['eval']]))\n"
+    )
+    out = subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    name, tags, defaults = json.loads(out.stdout.strip().splitlines()[-1])
+    assert name == "memory-arena" and "memory" in tags
+    assert defaults == {"num_examples": 20, "rollouts_per_example": 1}
+    if verifiers_api() == "classic":  # the installed vf-eval finds them there
+        code = ("from verifiers.legacy.scripts.eval import get_env_eval_defaults\n"
+                "print(get_env_eval_defaults('memory-arena'))\n")
+        out = subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
+                             timeout=300)
+        assert out.stdout.strip().splitlines()[-1] == "{'num_examples': 20, 'rollouts_per_example': 1}", out.stderr
+
+
 def test_load_environment_from_the_installed_wheel(installed):
     _, python, tmp = installed
     code = (
