@@ -13,6 +13,7 @@ import pytest
 from broken_servers import FAULTS
 from contract_procs import REPO, Running, start_reference, start_script
 from memory_arena.contract.checker import VALIDATION_CASES, RunIds
+from system_deps import require
 
 KEY_ENV = "MA_CHECKER_TEST_KEY"
 
@@ -138,3 +139,15 @@ def test_usage_errors(args: list[str], message: str) -> None:
 def test_run_ids_are_seeded() -> None:
     assert RunIds.from_seed(5) == RunIds.from_seed(5)
     assert RunIds.from_seed(5).user("a") != RunIds.from_seed(6).user("a")
+
+
+@pytest.mark.slow
+def test_passes_against_the_timeline_backend(tmp_path: Path) -> None:
+    require("timeline")
+    running = start_reference(tmp_path, "--backend", "timeline")
+    try:
+        proc = check(running.url)
+    finally:
+        running.stop()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert set(rows(proc.stdout).values()) == {"PASS"}

@@ -27,6 +27,7 @@ import numpy as np
 from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
+from memory_arena.systems.text import tokenize
 from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, order_versions,
                                                replaces, restated, same_subject, statement)
 
@@ -34,6 +35,9 @@ SAME_FRAME = 0.75
 """Cosine of value-masked embeddings above which two messages that set values say the same
 thing with other values ("My running partner is _" and "My new running partner is _")."""
 
+FRAME_WORDS = 2
+"""Content words a value-masked message needs before its frame links it to anything ("_ kept"
+or "it's _" could be about anything)."""
 CORRECTION_WINDOW = 4
 """How many messages back a correction looks for the statement it corrects."""
 CORRECTION_FRAME = 0.5
@@ -63,7 +67,9 @@ class TimelineSystem(HybridSystem):
         old = old_index
         hybrid = super().build_index(records, old.hybrid if old else None, old_count)
         new = records[old_count:]
-        frames = self.encoder.encode([masked(r.content) for r in new])
+        texts = [masked(r.content) for r in new]
+        frames = self.encoder.encode(texts)
+        frames[[len(tokenize(t)) < FRAME_WORDS for t in texts]] = 0  # too thin to say what it is about
         if old is not None:
             frames = np.vstack([old.frames, frames])
         statements = (old.statements if old else []) + [
