@@ -283,7 +283,7 @@ def select_tasks(args: argparse.Namespace) -> Sequence[Task] | importers.Selecti
             raise ValueError(f"--categories needs at least one of {', '.join(CATEGORIES)}")
     parsed = importers.split_spec(args.dataset) if args.dataset else None
     if parsed is not None:  # the categories of an imported file are its question types
-        return importers.ImportedDataset(*parsed).select(categories, args.limit)
+        return importers.ImportedDataset(*parsed, report=_note).select(categories, args.limit)
     if categories is not None:
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown:
@@ -298,6 +298,10 @@ def select_tasks(args: argparse.Namespace) -> Sequence[Task] | importers.Selecti
         if kept[task.category] <= args.limit:
             out.append(task)
     return out
+
+
+def _note(message: str) -> None:
+    print(f"memory-arena bench: {message}", file=sys.stderr, flush=True)
 
 
 def _error(message: str, code: int) -> int:

@@ -252,8 +252,9 @@ def test_bench_on_longmemeval_reports_session_metrics_per_type(tmp_path, capsys)
     assert rows["6a1eabeb"]["sessions"]["gold"] == ["answer_ultrachat_1", "answer_ultrachat_2"]
     assert set(rows["6a1eabeb"]["sessions"]["ranking"][:2]) == {"answer_ultrachat_1", "answer_ultrachat_2"}
     assert rows["6a1eabeb"]["sessions"]["recall_all@2"] == 1.0
-    card = capsys.readouterr().out
-    assert "R_any@1" in card and "NDCG@2" in card
+    captured = capsys.readouterr()
+    assert "R_any@1" in captured.out and "NDCG@2" in captured.out
+    assert f"{LME}: 4 questions in 3 categories, all well-formed" in captured.err  # the check pass, before the run
     first = (out / "grep" / "tasks.jsonl").read_bytes()
     assert run_bench("--system", "grep", "--dataset", f"longmemeval:{LME}", "--k", "3", "--session-k", "1,2",
                      "--out", str(out)) == 0

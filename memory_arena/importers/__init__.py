@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from memory_arena.importers.common import ImportFormatError
 from memory_arena.tasks.schema import Task
@@ -41,16 +41,24 @@ def split_spec(spec: str) -> tuple[str, Path] | None:
 class ImportedDataset:
     """A checked public-format file: its size per category, and its tasks streamed on demand."""
 
-    def __init__(self, fmt: str, path: Path) -> None:
+    def __init__(self, fmt: str, path: Path, report: Callable[[str], None] | None = None) -> None:
+        """Check the whole file; `report` gets a progress line every 10,000 questions and a
+        last one with the total (reading a LongMemEval-M file takes a while)."""
         if fmt not in FORMATS:
             raise ValueError(f"unknown dataset format {fmt!r}; choose from {', '.join(FORMATS)}")
         self.format, self.path = fmt, path
         self._read = importlib.import_module(FORMATS[fmt]).read
         if not path.exists():
             raise ImportFormatError(f"{path}: no such file or folder")
-        self.counts: Counter[str] = Counter(task.category for task in self._read(path))
+        self.counts: Counter[str] = Counter()
+        for n, task in enumerate(self._read(path), 1):
+            self.counts[task.category] += 1
+            if report is not None and n % 100 == 0:
+                report(f"checking {path}: {n} questions read")
         if not self.counts:
             raise ImportFormatError(f"{path}: holds no questions")
+        if report is not None:
+            report(f"{path}: {len(self)} questions in {len(self.counts)} categories, all well-formed")
 
     def __iter__(self) -> Iterator[Task]:
         return self._read(self.path)
