@@ -6,6 +6,8 @@ reply in plain text that goes through the real scorer. Standard library only.
   reporting chains: it must score 1.0 everywhere (a pipeline check of generator and scorer).
 - `stale-fact` keeps the first value it saw: 1.0 on recall and relational, 0.0 on update and
   contradiction; it is what a memory that never overwrites would score.
+- `always-abstain` says there is none, whatever is asked: right on every retraction of the
+  `forget` suite and wrong on its twins, so 0.5 paired there and 0 on every answerable task.
 - `hedge`, `hedge-short`, `most-common` and `random-candidate` try to game the scorer and must
   score low; `hedge` and `hedge-short` (every candidate by its shortest accepted form, so that a
   scorer that knew values only by their full names would miss the hedge) must score 0.
@@ -15,14 +17,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import date
 from typing import Callable, Iterable
 
+from .suites.retractions import ABSTAIN_REPLY, BY_SLOT
 from .tasks.forms import value_forms
 from .tasks.schema import Task, user_statements
 from .tasks.vocab import WEEKDAYS
 
 
 Baseline = Callable[[Task], str]
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
 def _managers(task: Task, first: bool) -> dict[str, str]:
@@ -54,6 +59,11 @@ def _value(task: Task, first: bool) -> str | None:
     if task.meta.get("question_kind") == "as_of_day":
         day = WEEKDAYS.index(task.meta["as_of_day"])
         events = [e for e in events if e.get("day", 0) <= day] or events[:1]
+    elif task.meta.get("question_kind") == "as_of_date":
+        # A long-horizon question about a named date: what was said before that day ended, by the
+        # turns' own timestamps (the sessions a model sees are dated).
+        end = date.fromisoformat(task.meta["as_of_date"]).toordinal() - _EPOCH_ORDINAL + 1
+        events = [e for e in events if task.turns[e["turn"]].timestamp < end * 86_400_000] or events[:1]
     return events[-1]["value"]
 
 
@@ -61,8 +71,23 @@ def _reply(value: str | None) -> str:
     return f"It's {value}." if value else "I don't know."
 
 
+def _withdrawn(task: Task) -> bool:
+    """Whether the user's last word on the asked slot took it back (a `retract` event after every
+    statement of it): the event log says the fact is gone, as the conversation did."""
+    slot = task.meta["slot"]
+    retracted = [e["turn"] for e in task.meta["events"]
+                 if e["op"] == "retract" and e.get("slot") == slot and e.get("subject") == "user"]
+    return bool(retracted) and max(retracted) > max((e["turn"] for e in user_statements(task)), default=-1)
+
+
 def latest_fact(task: Task) -> str:
+    if task.category != "relational" and _withdrawn(task):
+        return BY_SLOT[task.meta["slot"]].abstain if task.meta["slot"] in BY_SLOT else ABSTAIN_REPLY
     return _reply(_value(task, first=False))
+
+
+def always_abstain(task: Task) -> str:
+    return ABSTAIN_REPLY
 
 
 def stale_fact(task: Task) -> str:
@@ -120,7 +145,7 @@ def make_random_candidate(seed: int = 0) -> Baseline:
     return random_candidate
 
 
-BASELINE_NAMES = ("latest-fact", "stale-fact", "hedge", "hedge-short", "most-common", "random-candidate")
+BASELINE_NAMES = ("latest-fact", "stale-fact", "hedge", "hedge-short", "most-common", "random-candidate", "always-abstain")
 
 
 def make_baseline(name: str, tasks: list[Task], seed: int = 0) -> Baseline:
@@ -137,4 +162,6 @@ def make_baseline(name: str, tasks: list[Task], seed: int = 0) -> Baseline:
         return make_most_common(tasks)
     if name == "random-candidate":
         return make_random_candidate(seed)
+    if name == "always-abstain":
+        return always_abstain
     raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(BASELINE_NAMES)}")

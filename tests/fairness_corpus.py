@@ -130,6 +130,10 @@ TEMPLATES: tuple[Template, ...] = (
     Template("{subject} manages {answer}.", WRONG, _one_hop),
     Template("{subject} is {answer}'s manager.", WRONG, _one_hop),
     Template("{chain}, so {middle}.", WRONG, _chain),
+    # -- wrong: an abstention where there is an answer (docs/suites.md) -----------------------
+    Template("None.", WRONG),
+    Template("You don't have one any more.", WRONG, _plain),
+    Template("There's none any more; you gave it up.", WRONG),
 )
 
 
@@ -234,6 +238,12 @@ _SKIP = _task("Jorge", [], ["Jovana", "Kasia"], category="relational", subject="
               question="Who does Oksana's manager report to?")
 _TOP = _task("Mirela", [], ["Gabriel", "Bronwyn"], category="relational", subject="Ishaan",
              question="If you follow Ishaan's reporting line all the way up, who is at the top?")
+_SOLD = {**_task("none", ["Mazda MX-5", "Kia Niro"], ["Hyundai Tucson"], question="What car do I drive now?", aliases=[]),
+         "meta": {"stale": ["Mazda MX-5", "Kia Niro"], "distractors": ["Hyundai Tucson"], "as_of_day": None, "abstain": True}}
+_NO_JOB = {**_task("none", ["Dovetail Software"], ["Rainier Coffee"], question="Where do I work at the moment?", aliases=[]),
+           "meta": {"stale": ["Dovetail Software"], "distractors": ["Rainier Coffee"], "as_of_day": None, "abstain": True}}
+_NO_DENTIST = {**_task("none", ["June 15"], ["March 2"], question="When is my dentist appointment?", aliases=[]),
+               "meta": {"stale": ["June 15"], "distractors": ["March 2"], "as_of_day": None, "abstain": True}}
 _ON_CALL = _task("Nairobi", ["Omaha", "Chennai"], ["Havana"], category="temporal", as_of_day="Friday",
                  question="Which city was I in on Friday?")
 
@@ -315,4 +325,36 @@ LITERAL: tuple[tuple[dict[str, Any], str, bool], ...] = (
     (_CITY, "I'm not sure whether it's Reykjavik or Cologne.", WRONG),
     (_CITY, "Reykjavik. No, Cologne.", WRONG),
     (_ON_CALL, "On Friday you were in Omaha.", WRONG),
+    # Abstention (docs/suites.md): right exactly when the answer is that there is none, and
+    # nothing asserted beside it.
+    (_SOLD, "None.", RIGHT),
+    (_SOLD, "You don't have a car any more.", RIGHT),
+    (_SOLD, "You sold it.", RIGHT),
+    (_SOLD, "You sold the Kia Niro and haven't replaced it.", RIGHT),
+    (_SOLD, "Answer: none", RIGHT),
+    (_SOLD, "<think>They had the MX-5, then the Niro, then sold it.</think>\nAnswer: no car", RIGHT),
+    (_SOLD, "You don't have one any more.", RIGHT),
+    (_SOLD, "Nothing now: you got rid of the Kia Niro.", RIGHT),
+    (_NO_JOB, "You're not working at the moment.", RIGHT),
+    (_NO_JOB, "You left Dovetail, so you're between jobs.", RIGHT),
+    (_NO_JOB, "Nowhere: you're unemployed for now.", RIGHT),
+    (_NO_DENTIST, "There's no appointment.", RIGHT),
+    (_NO_DENTIST, "You cancelled it; there's no dentist appointment now.", RIGHT),
+    (_NO_DENTIST, "You never booked it.", RIGHT),
+    (_SOLD, "Kia Niro", WRONG),
+    (_SOLD, "You drive the Kia Niro.", WRONG),
+    (_SOLD, "None, it's the Kia Niro.", WRONG),
+    (_SOLD, "You sold the Mazda MX-5; you drive the Kia Niro.", WRONG),
+    (_SOLD, "Maybe none.", WRONG),
+    (_SOLD, "I don't know.", WRONG),
+    (_SOLD, "You never told me.", WRONG),
+    (_SOLD, "Hyundai Tucson", WRONG),
+    (_SOLD, "", WRONG),
+    (_NO_JOB, "Dovetail Software", WRONG),
+    (_NO_JOB, "You work at Rainier Coffee now.", WRONG),
+    (_NO_DENTIST, "June 15", WRONG),
+    (_NO_DENTIST, "There's no appointment, or maybe June 15.", WRONG),
+    (_LYON, "You don't live anywhere any more.", WRONG),
+    (_CAR, "You sold it, you don't have a car.", WRONG),
+    (_JOB, "You're not working at the moment.", WRONG),
 )

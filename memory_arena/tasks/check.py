@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .common import DAY_MS, EPOCH_MS, mentions
 from .recall import depth_buckets
-from .schema import CATEGORIES, Task, user_statements
+from .schema import MANIFEST, Task, folder_files, user_statements
 from .slots import COHABITANTS, SLOTS
 from .vocab import WEEKDAYS
 
@@ -57,7 +57,13 @@ def check_task(task: Task, category: str) -> list[str]:
     if task.meta["depth"] != len(turns) - 1 - max(evidence):
         problems.append(f"depth {task.meta['depth']} != turns after the last evidence turn ({len(turns) - 1 - max(evidence)})")
     forms = [task.answer, *task.aliases]
-    if not any(mentions(turns[i].content, form) for i in evidence for form in forms):
+    if task.meta.get("abstain") is True:
+        # The answer is that there is none: the evidence is the user's retraction of the slot.
+        retracted = {e["turn"] for e in task.meta["events"] if e["op"] == "retract" and e.get("slot") == task.meta["slot"]}
+        if not retracted or max(evidence) not in retracted:
+            problems.append(f"abstention task whose last evidence turn {max(evidence)} is no retraction of the slot")
+        forms = []
+    elif not any(mentions(turns[i].content, form) for i in evidence for form in forms):
         problems.append(f"answer {task.answer!r} is not in its evidence turns {evidence}")
     for value in forms + list(task.meta["stale"]):
         if mentions(task.question, value):
@@ -66,7 +72,7 @@ def check_task(task: Task, category: str) -> list[str]:
     for value in task.meta["stale"]:
         if value.casefold() in folded_forms:
             problems.append(f"stale value {value!r} equals the answer")
-    if category == "temporal":
+    if category == "temporal" and not task.meta.get("suite"):
         # Session d is weekday d of the task's week (the clock starts on a Monday).
         if any((t.timestamp - EPOCH_MS) // DAY_MS % 7 != t.session for t in turns):
             problems.append("a temporal session does not fall on its weekday")
@@ -114,20 +120,33 @@ def ambiguities(task: Task) -> list[str]:
             problems.append(f"asks about {task.meta['as_of_day']}, a day the value changed, without naming the moment")
     if task.meta["slot"] in _HOME_SLOTS:
         for event in events:
-            if event["op"] == "other" and event.get("subject", "").removeprefix("my ") in COHABITANTS:
+            # Only the asked slot's (a long-horizon history holds every slot's decoys).
+            if (event["op"] == "other" and event.get("slot", task.meta["slot"]) == task.meta["slot"]
+                    and event.get("subject", "").removeprefix("my ") in COHABITANTS):
                 problems.append(f"turn {event['turn']}: {event['subject']} shares the user's home yet has another value")
     said = [t.content for t in turns if t.role == "user"]
+    if task.meta.get("suite") == "long":
+        # Months of small talk repeat everyday lines and passing mentions; a statement of a
+        # slot's value (anyone's) never repeats.
+        named = {e["turn"] for e in events if e["op"] != "mention"}
+        said = [turns[i].content for i in sorted(named) if 0 <= i < len(turns) and turns[i].role == "user"]
     if len(set(said)) != len(said):
         problems.append("a user line occurs twice")
     return problems
 
 
 def check_folder(folder: Path, n: int | None = None) -> list[str]:
-    """Every violation in `folder/<category>.jsonl` for the five categories."""
+    """Every violation in `folder/<category>.jsonl` for the five categories (or the files of a
+    suite's manifest, docs/suites.md; `memory_arena.suites.check` adds the suite's own rules)."""
     problems: list[str] = []
     counts: dict[str, int] = {}
     seen_ids: dict[str, str] = {}
-    for category in CATEGORIES:
+    try:
+        files = folder_files(folder)
+    except ValueError as exc:
+        return [str(exc)]
+    canonical = not (folder / MANIFEST).is_file()
+    for category in files:
         path = folder / f"{category}.jsonl"
         if not path.is_file():
             problems.append(f"{path}: missing")
@@ -153,9 +172,9 @@ def check_folder(folder: Path, n: int | None = None) -> list[str]:
                 if category == "recall":
                     recall_noise = max(recall_noise, task.noise_turns)
                     recall_depth.append(task.meta["depth"])
-        if category == "recall" and recall_depth:
+        if category == "recall" and recall_depth and canonical:
             problems.extend(f"{path}: {p}" for p in _check_buckets(recall_depth, recall_noise))
-    if len(set(counts.values())) > 1:
+    if canonical and len(set(counts.values())) > 1:  # a suite's files may differ (docs/suites.md)
         problems.append(f"{folder}: categories differ in size: {counts}")
     if n is not None:
         problems.extend(f"{folder}: {c} has {k} tasks, expected {n}" for c, k in counts.items() if k != n)

@@ -146,6 +146,26 @@ def _first_bad_turn(turns: list) -> str:
     return "turns are malformed"
 
 
+MANIFEST = "suite.json"
+"""A suite's folder (docs/suites.md) names its suite and files in this file; the canonical
+dataset has none and holds the five CATEGORIES."""
+
+
+def folder_files(folder: Path) -> tuple[str, ...]:
+    """The task files (`<name>.jsonl`) a dataset folder holds: those its suite manifest lists,
+    else the five categories. A manifest that cannot be read is a DatasetError."""
+    path = folder / MANIFEST
+    if not path.is_file():
+        return CATEGORIES
+    try:
+        files = json.loads(path.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DatasetError(f"{path}: not a suite manifest ({exc})") from None
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) and f.isidentifier() for f in files):
+        raise DatasetError(f"{path}: 'files' must be a non-empty list of names")
+    return tuple(files)
+
+
 def dataset_dir() -> Path:
     """The folder of the shipped JSONL files (inside the installed package)."""
     return Path(__file__).resolve().parent.parent / "dataset"
@@ -164,14 +184,16 @@ def iter_file(path: Path) -> Iterator[Task]:
 
 
 def load_tasks(folder: str | Path | None = None, categories: Iterable[str] | None = None) -> list[Task]:
-    """Load `<category>.jsonl` for each requested category (default: all five) from `folder`
+    """Load `<category>.jsonl` for each requested category (default: all the folder holds, see
+    `folder_files`) from `folder`
     (default: the shipped dataset). Raises DatasetError for a missing file or a bad line."""
     folder = Path(folder) if folder is not None else dataset_dir()
-    wanted = list(categories) if categories is not None else list(CATEGORIES)
-    unknown = [c for c in wanted if c not in CATEGORIES]
+    files = folder_files(folder)
+    wanted = list(categories) if categories is not None else list(files)
+    unknown = [c for c in wanted if c not in files]
     if unknown:
         raise DatasetError(f"unknown categor{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)}; "
-                           f"choose from {', '.join(CATEGORIES)}")
+                           f"choose from {', '.join(files)}")
     tasks: list[Task] = []
     for category in wanted:
         path = folder / f"{category}.jsonl"

@@ -34,6 +34,7 @@ from typing import Any, Iterable, NamedTuple
 
 from ..tasks.schema import CATEGORIES, Task
 from .scoring import REASONS, Score, score
+from .suite_metrics import format_suites, suite_reports
 
 WEIGHTS: dict[str, float] = {"recall": 0.20, "update": 0.25, "contradiction": 0.20, "temporal": 0.15, "relational": 0.20}
 """Memory Score weights: update weighs most, because keeping the newest truth is the point."""
@@ -177,11 +178,12 @@ def _smoothed_variance(correct: int, n: int) -> float:
 def build_report(pairs: Iterable[tuple[Task, Any]]) -> dict[str, Any]:
     """The report from (task, reply | Reply | Score | reward) pairs; pairs that share a task id
     are rollouts of one task."""
-    groups: dict[str, dict[str, Any]] = {}
+    groups: dict[tuple[str | None, str], dict[str, Any]] = {}
     reasons = dict.fromkeys(REASONS, 0)
     for task, outcome in pairs:
         result = _as_score(task, outcome)
-        group = groups.setdefault(task.id, {"task": task, "values": [], "old": [], "later": []})
+        # A suite's ids may repeat canonical ones (long-horizon `recall-0000`): the suite is part of the key.
+        group = groups.setdefault((task.meta.get("suite"), task.id), {"task": task, "values": [], "old": [], "later": []})
         group["values"].append(result.value)
         reasons[result.reason] = reasons.get(result.reason, 0) + 1
         if task.category in STALE_CATEGORIES and result.reason != "unknown":
@@ -193,8 +195,12 @@ def build_report(pairs: Iterable[tuple[Task, Any]]) -> dict[str, Any]:
     temporal: dict[str, list[list[float]]] = {"current": [], "as_of_day": []}
     hops: dict[str, list[list[float]]] = {}
     old_flags, later_flags = [], []
+    # Suite tasks (docs/suites.md) are reported apart and never enter the Memory Score.
+    in_suites = [g for g in groups.values() if g["task"].meta.get("suite")]
     for group in groups.values():
         task, values = group["task"], group["values"]
+        if task.meta.get("suite"):
+            continue
         by_category.setdefault(task.category, []).append(values)
         if task.category == "recall":
             # Depth, not noise_turns: since generator 2.0 the fact has noise before it too.
@@ -226,6 +232,8 @@ def build_report(pairs: Iterable[tuple[Task, Any]]) -> dict[str, Any]:
         "reasons": {k: v for k, v in reasons.items() if v or k in REASONS},
         "weights": WEIGHTS,
     }
+    if in_suites:
+        report["suites"] = suite_reports(in_suites, _cell)
     if max(sizes, default=0) > 1:
         k = min(sizes)
         report["repeated"] = {
@@ -285,8 +293,9 @@ def format_report(report: dict[str, Any], title: str | None = None) -> str:
     ms = report["memory_score"]
     lines = [title] if title else []
     partial = "" if ms["complete"] else f"  (partial: {', '.join(ms['categories']) or 'no categories'})"
-    lines.append(f"Memory Score {_pct(ms['value'])}  95% CI {_ci(ms['ci'])}  over {tasks_text(report)}{partial}")
-    lines.append(f"  {'category':<14}{'weight':>7}{'acc':>9}{'tasks':>7}  95% CI")
+    if ms["categories"] or not report.get("suites"):  # a run of suite tasks alone has no Memory Score
+        lines.append(f"Memory Score {_pct(ms['value'])}  95% CI {_ci(ms['ci'])}  over {tasks_text(report)}{partial}")
+        lines.append(f"  {'category':<14}{'weight':>7}{'acc':>9}{'tasks':>7}  95% CI")
     for name, cell in report["categories"].items():
         if cell["n"]:
             lines.append(f"  {name:<14}{WEIGHTS.get(name, 0):>7.2f}{_pct(cell['accuracy']):>9}{cell['n']:>7}  {_ci(cell['ci'])}")
@@ -311,6 +320,7 @@ def format_report(report: dict[str, Any], title: str | None = None) -> str:
         if text:
             details.append(text)
     lines += [f"  {d}" for d in details]
+    lines += format_suites(report.get("suites") or {}, _pct)
     reasons = ", ".join(f"{k} {v}" for k, v in report["reasons"].items() if v)
     lines.append(f"  reasons: {reasons}")
     return "\n".join(lines)

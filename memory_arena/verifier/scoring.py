@@ -43,13 +43,15 @@ from typing import Any, Iterable
 
 from ..tasks.forms import COMMON_WORDS, cardinal_word, ordinal_word, value_forms, value_kind, values_of_kind
 from ..tasks.vocab import MONTHS, PEOPLE, WEEKDAYS
+from .abstention import BARE, abstaining_clause, says_none, unsure
 
 WORD_LIMIT = 30
 """A reply that asserts the answer but has more words than this is `too_long`. Instruct models
 answer in a sentence even when told not to ("My apartment is on the 12th floor."), so the
 limit admits a sentence or two; it exists so that pasting back the conversation cannot win."""
 
-REASONS = ("exact", "contained", "hedged", "too_long", "missing", "empty")
+REASONS = ("exact", "contained", "hedged", "too_long", "missing", "empty", "abstained")
+"""`abstained`: the reply says there is none where the task has an answer (docs/suites.md)."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,8 @@ class _Spec:
     as_of_day: str | None
     subject: str | None
     """The relational subject, normalised."""
+    abstain: bool = False
+    """The answer is that there is none (a `forget` retraction): no value may be asserted."""
 
 
 def _forms(values: Iterable[str]) -> set[tuple[str, ...]]:
@@ -419,11 +423,12 @@ def _reversed(text: str, spec: _Spec) -> bool:
 
 @lru_cache(maxsize=4096)
 def _spec(answers: tuple[str, ...], stale: tuple[str, ...], distractors: tuple[str, ...], subject: str | None,
-          question: str, as_of_day: str | None) -> _Spec:
-    answer_forms = _forms(answers)
+          question: str, as_of_day: str | None, abstain: bool = False) -> _Spec:
+    # An abstention has no forms of its own: every value of the slot's kind is a rival.
+    answer_forms = set() if abstain else _forms(answers)
     labels: dict[tuple[str, ...], int] = {f: OTHER for f in _forms(distractors)}
     labels.update((f, STALE) for f in _forms(stale))
-    kind = value_kind(answers[0])
+    kind = value_kind(stale[0] if abstain and stale else answers[0])
     # A value the question names is not a rival answer (the relational subject).
     named = _forms([subject] if subject else [])
     labels.update((f, NAMED) for f in named)
@@ -438,7 +443,7 @@ def _spec(answers: tuple[str, ...], stale: tuple[str, ...], distractors: tuple[s
             index = _index(labels, _kind_index(kind))
     return _Spec(frozenset(" ".join(f) for f in answer_forms), index, kind, subject is not None,
                  as_of_day.casefold() if as_of_day else None,
-                 " ".join(min(named, key=len)) if subject and named else None)
+                 " ".join(min(named, key=len)) if subject and named else None, abstain)
 
 
 def _scan(tokens: list[str], index: Index) -> list[tuple[int, int, int]]:
@@ -510,11 +515,12 @@ def _side_kind(run: list[str], spec: _Spec) -> int | None:
 # Scoring
 def score_reply(reply: Any, answer: str, aliases: Iterable[str] = (), stale: Iterable[str] = (),
                 distractors: Iterable[str] = (), *, subject: str | None = None, question: str = "",
-                as_of_day: str | None = None) -> Score:
+                as_of_day: str | None = None, abstain: bool = False) -> Score:
     """Score `reply` against an answer given field by field (see the module docstring).
     `subject` is a relational question's subject, `question` the question (values it names are
-    no rival answers), `as_of_day` the day a temporal question asks about."""
-    spec = _spec((answer, *aliases), tuple(stale), tuple(distractors), subject, question, as_of_day)
+    no rival answers), `as_of_day` the day a temporal question asks about, `abstain` that the
+    right reply says there is none."""
+    spec = _spec((answer, *aliases), tuple(stale), tuple(distractors), subject, question, as_of_day, abstain)
     return _judge(extract_answer(_as_text(reply)), spec)
 
 
@@ -532,6 +538,8 @@ def _judge(text: str, spec: _Spec) -> Score:
     if flat in spec.answers:
         return _VERDICT["exact", False]
     found = [f for f in _scan(tokens, spec.index) if f[2] != NAMED]
+    if spec.abstain:
+        return _judge_abstention(tokens, words, flat, found, spec)
     if spec.relational:
         found = found[_conclusion(tokens, found):]
     asserted = negated = rivals = stale = hedged = False
@@ -547,14 +555,41 @@ def _judge(text: str, spec: _Spec) -> Score:
             rivals = True
             stale = stale or label == STALE
     if not asserted or negated:
-        return _VERDICT["missing", stale]
-    if rivals or hedged or (("or" in words or "/" in tokens) and _unknown_alternative(text, spec)):
+        return _VERDICT["abstained" if says_none(flat) else "missing", stale]
+    if rivals or hedged or (("or" in words or "/" in tokens) and _unknown_alternative(text, spec)) or (
+            not _MARKS.isdisjoint(tokens) and abstaining_clause(tokens, _MARKS, {i for f in found for i in range(f[0], f[1])})):
         return _VERDICT["hedged", stale]
     if spec.subject is not None and spec.subject in words and _reversed(flat, spec):
         return _VERDICT["missing", False]
     if len(words) > WORD_LIMIT:
         return _VERDICT["too_long", False]
     return _VERDICT["contained", False]
+
+
+def _judge_abstention(tokens: list[str], words: list[str], flat: str, found: list[tuple[int, int, int]],
+                      spec: _Spec) -> Score:
+    """A task whose answer is that there is none: right when the reply says so and asserts no
+    value of the slot as current ("You sold the Honda Jazz" frames it as history; "None, it's
+    the Honda Jazz" asserts it). A value asserted beside the abstention is `hedged`, a value
+    asserted instead is `missing`, like an answer that never says there is none."""
+    last = len(found) - 1
+    asserted = stale = False
+    for k, (start, end, label) in enumerate(found):
+        frame = _frame(tokens, start, end, found[k - 1][1] if k else 0, found[k + 1][0] if k < last else len(tokens),
+                       label, spec)
+        if frame in (ASSERTED, HEDGE):
+            asserted = True
+            stale = stale or label == STALE
+    abstains = says_none(flat)
+    if asserted:
+        return _VERDICT["hedged" if abstains else "missing", stale]
+    if not abstains:
+        return _VERDICT["missing", False]
+    if unsure(flat):
+        return _VERDICT["hedged", False]
+    if flat in BARE:
+        return _VERDICT["exact", False]
+    return _VERDICT["too_long" if len(words) > WORD_LIMIT else "contained", False]
 
 
 def _conclusion(tokens: list[str], found: list[tuple[int, int, int]]) -> int:
@@ -595,7 +630,8 @@ def _task_spec(task: Any) -> _Spec:
         answer, aliases, meta = task.answer, task.aliases, task.meta
         category, question = task.category, task.question
     spec = _spec((answer, *aliases), tuple(meta.get("stale", ())), tuple(meta.get("distractors", ())),
-                 meta.get("subject") if category == "relational" else None, question or "", meta.get("as_of_day"))
+                 meta.get("subject") if category == "relational" else None, question or "", meta.get("as_of_day"),
+                 meta.get("abstain") is True)
     if not isinstance(task, dict):
         if len(_TASK_SPECS) >= 4096:
             _TASK_SPECS.clear()

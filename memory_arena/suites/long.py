@@ -1,0 +1,352 @@
+"""The `long` suite (docs/suites.md, "long"): one user's life over months, in many dated sessions,
+with many facts evolving at once, and many questions about each history.
+
+A history is one conversation of about `tokens` tokens (32k, 128k or 512k; or a number of
+turns). Every slot of the canonical generator (`tasks.slots.SLOTS`) lives in it at once, each
+with its own course: two are stated once (recall), three change one to three times, each change in
+a later session (update), three are corrected in one of the four correction forms
+(contradiction); the user's workplace has an org chart stated edge by edge (relational). Around
+them: the canonical small talk, and near-distractors of every role for every slot, repeated
+through the months, so that each fact has look-alikes before and after it.
+
+Questions, all asked after the whole history (LoCoMo-style: a memory system ingests the history
+once and answers them all; each question is one task, and every task of a history carries the
+same turns):
+
+- `recall`, `update`, `contradiction`: the current value of a slot of that course;
+- `temporal`: the value of a changing slot on a named date between two of its statements
+  ("What car did I drive on Tuesday, 11 March 2025?"); sessions are dated, and the environment
+  heads each with its date;
+- `relational`: manager, skip-level or top of the chain of a chart person.
+
+Each task's `meta.token_distance` is the estimated token count (characters / 4 + 4 per message,
+as `benchmarks/prompt_tokens.py` counts) of the turns between its last evidence turn and the
+question: what the metrics bucket into 1k, 8k, 32k and 128k+.
+
+Positions are drawn in token space: every fact and decoy gets a drawn token offset, and small talk
+fills the space between, so the evidence sits anywhere and the history reaches its size.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator
+
+from ..tasks import corrections, noise, relational
+from ..tasks.common import DAY_MS, BuildConfig, Conversation, mentions, question_for, task_rng
+from ..tasks.forms import value_forms, values_of_kind
+from ..tasks.schema import Task
+from ..tasks.slots import SLOTS, Slot
+
+SUITE = "long"
+VERSION = 1
+FILES = ("recall", "update", "contradiction", "temporal", "relational")
+TOKEN_SIZES = {"32k": 32_000, "128k": 128_000, "512k": 512_000}
+DEFAULT_TOKENS = "128k"
+DEFAULT_HISTORIES = 10
+DEFAULT_QUESTIONS = 10
+"""Questions per kind and history asked at most (`--n`); a history holds fewer of a kind when its
+courses allow fewer (docs/suites.md says how many)."""
+PER_MESSAGE = 4
+"""Tokens a chat message costs beyond its text (the estimate of `benchmarks/prompt_tokens.py`)."""
+COURSES = ("recall",) * 2 + ("update",) * 3 + ("contradiction",) * 3
+"""How the eight slots of a history evolve, shuffled per history."""
+CORRECTION_FORMS = ("direct", "scratch", "restatement", "double")
+SESSION_TURNS = (60, 160)
+"""Turns per session: a 128k-token history holds about 50 sessions over a year."""
+
+AS_OF = {
+    "home_city": ("Which city did I live in on {date}?", "Where was home for me on {date}? Just the city."),
+    "dog_name": ("What was my dog called on {date}?", "What name did our dog answer to on {date}?"),
+    "employer": ("Which company did I work for on {date}?", "Who was my employer on {date}?"),
+    "floor": ("Which floor was my apartment on, on {date}?", "What floor did I live on on {date}?"),
+    "car": ("What car did I drive on {date}?", "Which car did I have on {date}?"),
+    "running_partner": ("Who was my running partner on {date}?", "Who did I go running with on {date}?"),
+    "parking_spot": ("Which parking spot was mine on {date}?", "Where did I park at work on {date}? The spot number."),
+}
+"""As-of-date questions per slot. The dentist is never asked this way: its values are dates,
+and the asked date could read as one."""
+
+
+ROUND = 32
+"""Values of its slot's kind that one round of decoys may draw (the queue's mentions, someone
+else's statements and corrections, siblings, musings, twins); a third as many people are named."""
+SPARE = 12
+"""Values of each kind kept back after the last round (the chart's outsiders, small talk)."""
+
+
+def _left(conv: Conversation, kind: str) -> int:
+    """Values of `kind` the conversation has not drawn yet."""
+    return sum(1 for v in values_of_kind(kind) if v not in conv.taken)
+
+
+def _iso(day: int) -> str:
+    return f"{datetime.fromtimestamp(day * 86_400, tz=timezone.utc):%Y-%m-%d}"
+
+
+def parse_tokens(text: str) -> int:
+    """`--tokens`: 32k, 128k or 512k (argparse type)."""
+    import argparse
+
+    if text not in TOKEN_SIZES:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(TOKEN_SIZES)}, got {text!r}")
+    return TOKEN_SIZES[text]
+
+
+def tokens_of(text: str) -> int:
+    return len(text) // 4 + PER_MESSAGE
+
+
+def session_date(timestamp_ms: int) -> str:
+    """'Tuesday, 11 March 2025': how sessions are headed and questions name a day."""
+    moment = datetime.fromtimestamp(timestamp_ms / 1000, tz=timezone.utc)
+    return f"{moment:%A}, {moment.day} {moment:%B %Y}"
+
+
+def iter_tasks(seed: int, n: int = DEFAULT_QUESTIONS, files: tuple[str, ...] = FILES, histories: int = DEFAULT_HISTORIES,
+               tokens: int | None = None, turns: int | None = None) -> Iterator[Task]:
+    """The suite's tasks, file by file: history by history, up to `n` questions of the file's kind
+    each. Histories are rebuilt for every file (each is a pure function of (seed, history)), so
+    that memory stays at one history whatever the suite's size."""
+    size = ("turns", turns) if turns is not None else ("tokens", tokens or TOKEN_SIZES[DEFAULT_TOKENS])
+    wanted = [f for f in FILES if f in files]
+    counters = dict.fromkeys(wanted, 0)
+    for h in range(histories):
+        history = History(seed, h, size)
+        for kind in wanted:
+            for spec in history.questions[kind][:n]:
+                yield history.task(kind, counters[kind], spec)
+                counters[kind] += 1
+
+
+class History:
+    """One user's history and the questions it supports."""
+
+    def __init__(self, seed: int, number: int, size: tuple[str, int]):
+        self.number = number
+        rng = task_rng(seed, SUITE, number)
+        self.rng = rng
+        conv = self.conv = Conversation(rng, session_gap=SESSION_TURNS)
+        slots = list(SLOTS)
+        courses = list(COURSES)
+        rng.shuffle(courses)
+        self.courses = dict(zip((s.name for s in slots), courses))
+        # A contradiction's form is drawn per slot; a "scratch that" follows its statement at once.
+        self.forms = {s.name: rng.choice(CORRECTION_FORMS) for s in slots if self.courses[s.name] == "contradiction"}
+        values = {s.name: [conv.draw(s.kind) for _ in range(self._statements(s))] for s in slots}
+        # What happens, and where: (token offset, order, action). Facts of one slot keep their order.
+        budget_tokens, budget_turns = (size[1], None) if size[0] == "tokens" else (None, size[1])
+        scale = budget_tokens if budget_tokens else budget_turns * 24
+        plan: list[tuple[float, int, Callable[[], None]]] = []
+        self.statements: dict[str, list[int]] = {s.name: [] for s in slots}
+        for slot in slots:
+            steps = 1 if self.forms.get(slot.name) == "scratch" else len(values[slot.name])
+            offsets = sorted(rng.random() * 0.97 for _ in range(steps))
+            for step, offset in enumerate(offsets):
+                plan.append((offset * scale, len(plan), self._fact(slot, values[slot.name], step)))
+        chart, names = self._chart()
+        for child, boss in chart:
+            plan.append((rng.random() * 0.97 * scale, len(plan), self._edge(names[child], names[boss])))
+        # A round of near-distractors per slot for every 16k tokens, as far as the vocabulary
+        # holds distinct values: no value may mean two things, and a round draws up to ~30.
+        rounds = max(1, scale // 16_000)
+        # Decoys draw their values when they are said, so what each round will draw is booked here.
+        left = {kind: _left(conv, kind) for kind in {s.kind for s in slots} | {"person"}}
+        for round_ in range(rounds):
+            for slot in slots:
+                # The first round always (the canonical generator draws as many for one task).
+                if round_ and (left[slot.kind] < SPARE + ROUND or left["person"] < SPARE + ROUND):
+                    continue
+                left[slot.kind] -= ROUND
+                left["person"] -= ROUND // 3
+                fixes = 1 if self.courses[slot.name] == "contradiction" else 0
+                for decoy in noise.decoy_queue(conv, slot, fixes=fixes, facts=slot.state + slot.update):
+                    plan.append((rng.random() * scale, len(plan), self._decoy(decoy)))
+        outsiders = [conv.draw("person") for _ in range(4)]
+        for _ in range(rounds * 4):
+            pair = rng.sample(names + outsiders, 2)
+            line = relational._small_talk(relational.PAIR_SMALL_TALK, *pair, outsiders=[p for p in pair if p in outsiders])
+            plan.append((rng.random() * scale, len(plan), self._decoy(line)))
+        plan.sort(key=lambda item: (item[0], item[1]))
+        self.used_tokens = 0
+        for offset, _, act in plan:
+            while self.used_tokens < offset:
+                self._small_talk()
+            act()
+        while (self.used_tokens < budget_tokens) if budget_tokens else (len(conv.turns) < budget_turns):
+            self._small_talk()
+        self.turns = tuple(conv.turns)
+        after = [0] * (len(self.turns) + 1)
+        for i in range(len(self.turns) - 1, -1, -1):
+            after[i] = after[i + 1] + tokens_of(self.turns[i].content)
+        self.after = after
+        self.values, self.slots, self.chart, self.names = values, {s.name: s for s in slots}, dict(chart), names
+        self.questions = self._questions()
+
+    # -- the plan's actions ---------------------------------------------------------------
+    def _statements(self, slot: Slot) -> int:
+        course = self.courses[slot.name]
+        if course == "recall":
+            return 1
+        if course == "update":
+            return 1 + self.rng.randint(1, 3)
+        return 2  # a statement and its correction (a double correction draws a third value itself)
+
+    def _count(self, before: int) -> None:
+        self.used_tokens += sum(tokens_of(t.content) for t in self.conv.turns[before:])
+
+    def _small_talk(self) -> None:
+        before = len(self.conv.turns)
+        noise.small_talk(self.conv)
+        self._count(before)
+
+    def _decoy(self, decoy: noise.Decoy) -> Callable[[], None]:
+        def act() -> None:
+            before = len(self.conv.turns)
+            self.conv.room = 2  # corrections of someone else's value may take two more pairs
+            decoy(self.conv)
+            self._count(before)
+
+        return act
+
+    def _later_session(self, slot: Slot) -> None:
+        """A change is said in a later session than the slot's last statement, opened by small talk."""
+        said = self.statements[slot.name]
+        if said and self.conv.turns[said[-1]].session == self.conv.session:
+            self.conv.new_session()
+            self._small_talk()
+
+    def _fact(self, slot: Slot, values: list[str], step: int) -> Callable[[], None]:
+        conv, rng = self.conv, self.rng
+        event = {"slot": slot.name, "kind": slot.kind, "subject": "user"}
+
+        def act() -> None:
+            before = len(conv.turns)
+            course = self.courses[slot.name]
+            if step == 0:
+                turn = conv.fact(rng.choice(slot.state), {"op": "state", **event, "value": values[0]}, v=values[0])
+                if self.forms.get(slot.name) == "scratch":
+                    self.statements[slot.name].append(turn)
+                    turn = self._correct(slot, values, event)
+            elif course == "update":
+                self._count(before)
+                self._later_session(slot)  # counts its own small talk
+                before = len(conv.turns)
+                turn = conv.fact(rng.choice(slot.update), {"op": "update", **event, "value": values[step]},
+                                 v=values[step], old=values[step - 1])
+            else:
+                turn = self._correct(slot, values, event)
+            self.statements[slot.name].append(turn)
+            self._count(before)
+
+        return act
+
+    def _correct(self, slot: Slot, values: list[str], event: dict[str, Any]) -> int:
+        """The correction of a contradiction course, in a form drawn per slot; a `double` form
+        corrects the correction with a third value (appended to `values`)."""
+        conv, rng = self.conv, self.rng
+        form = self.forms[slot.name]
+        old, new = values[0], values[1]
+        if form == "scratch":
+            return conv.fact(corrections.fill(slot, rng.choice(corrections.SCRATCH), new, old),
+                             {"op": "correct", **event, "value": new})
+        if form == "restatement":
+            conv.pair(corrections.fill(slot, conv.fresh(corrections.RECAP_ASK)),
+                      corrections.fill(slot, rng.choice(corrections.RECAP_SAY), old=old), noise=False)
+            conv.log(len(conv.turns) - 1, {"op": "restate", **event, "subject": "assistant", "value": old})
+            return conv.fact(corrections.fill(slot, rng.choice(corrections.RECAP_FIX), new, old),
+                             {"op": "correct", **event, "value": new})
+        turn = conv.fact(corrections.fill(slot, rng.choice(corrections.DIRECT), new, old), {"op": "correct", **event, "value": new})
+        if form == "double":
+            third = conv.draw(slot.kind)
+            values.append(third)
+            self.statements[slot.name].append(turn)
+            turn = conv.fact(corrections.fill(slot, rng.choice(corrections.AGAIN), third, new),
+                             {"op": "correct", **event, "value": third})
+        return turn
+
+    def _chart(self) -> tuple[list[tuple[int, int]], list[str]]:
+        size = self.rng.randint(7, 9)
+        parent = relational._chart(self.rng, self.rng.randint(2, 3), size)
+        names = [self.conv.draw("person") for _ in range(size)]
+        self.edge_turns: dict[str, int] = {}
+        return list(parent.items()), names
+
+    def _edge(self, employee: str, manager: str) -> Callable[[], None]:
+        def act() -> None:
+            before = len(self.conv.turns)
+            self.edge_turns[employee] = self.conv.fact(
+                self.rng.choice(relational.EDGE), {"op": "reports_to", "kind": "person", "employee": employee,
+                                                   "manager": manager}, e=employee, m=manager)
+            self._count(before)
+
+        return act
+
+    # -- questions ------------------------------------------------------------------------
+    def _questions(self) -> dict[str, list[dict[str, Any]]]:
+        rng = self.rng
+        out: dict[str, list[dict[str, Any]]] = {kind: [] for kind in FILES}
+        for name, course in self.courses.items():
+            slot, values = self.slots[name], self.values[name]
+            said = self.statements[name]
+            out[course].append({"slot": slot, "answer": values[-1], "evidence": said if course == "contradiction" else [said[-1]],
+                                "stale": values[:-1], "question": question_for(rng, slot.question, [self.turns[said[-1]].content]),
+                                "kind": "current", "extras": {"form": self.forms.get(name)}})
+            if course == "update" and name in AS_OF:
+                out["temporal"] += self._as_of(slot, values, said)
+        for employee in sorted(self.chart):
+            out["relational"].append(self._relation(employee, "manager"))
+            if employee in self.chart and self.chart[employee] in self.chart:  # two levels up exist
+                out["relational"].append(self._relation(employee, rng.choice(("skip_level", "top"))))
+        for kind in out:
+            rng.shuffle(out[kind])
+        return out
+
+    def _as_of(self, slot: Slot, values: list[str], said: list[int]) -> list[dict[str, Any]]:
+        questions = []
+        days = [self.turns[t].timestamp // DAY_MS for t in said]
+        for step in range(len(said) - 1):
+            if days[step + 1] - days[step] < 2:
+                continue
+            # Up to two days strictly between the statements: neither a day the value changed.
+            inside = range(days[step] + 1, days[step + 1])
+            for day in sorted(self.rng.sample(inside, min(2, len(inside)))):
+                question = self.rng.choice(AS_OF[slot.name]).format(date=session_date(day * DAY_MS + 12 * 3_600_000))
+                if any(mentions(question, form) for v in values for form in value_forms(v)):
+                    continue
+                questions.append({"slot": slot, "answer": values[step], "evidence": [said[step]],
+                                  "stale": [v for v in values if v != values[step]], "question": question,
+                                  "kind": "as_of_date", "extras": {"as_of_date": _iso(day)}})
+        return questions
+
+    def _relation(self, index: int, kind: str) -> dict[str, Any]:
+        names, chart, rng = self.names, self.chart, self.rng
+        chain = [index]
+        while chain[-1] in chart:
+            chain.append(chart[chain[-1]])
+        hops = {"manager": 1, "skip_level": 2, "top": len(chain) - 1}[kind]
+        subject = names[index]
+        evidence = [self.edge_turns[names[n]] for n in chain[:hops]]
+        question = question_for(rng, relational.QUESTIONS[kind], [self.turns[t].content for t in evidence],
+                                ignore={subject}).format(p=subject)
+        return {"slot": None, "answer": names[chain[hops]], "evidence": evidence, "stale": [], "question": question,
+                "kind": kind, "extras": {"hops": hops}, "subject": subject}
+
+    # -- tasks ----------------------------------------------------------------------------
+    def task(self, category: str, index: int, spec: dict[str, Any]) -> Task:
+        conv, slot = self.conv, spec["slot"]
+        evidence = sorted(spec["evidence"])
+        if slot is None:
+            mentioned = noise.distractors_of(conv, "person", set(self.names))
+            distractors = [n for n in self.names if n != spec["answer"] and n != spec["subject"]] + mentioned
+            slot_name, subject, aliases = "manager_chain", spec["subject"], []
+        else:
+            distractors = noise.distractors_of(conv, slot.kind, set(self.values[slot.name]))
+            slot_name, subject, aliases = slot.name, "user", list(value_forms(spec["answer"])[1:])
+        task = conv.task(category=category, index=index, question=spec["question"], answer=spec["answer"],
+                         aliases=aliases, slot=slot_name, evidence=evidence, stale=list(spec["stale"]),
+                         distractors=distractors, builder_version=VERSION, subject=subject,
+                         question_kind=spec["kind"], **{k: v for k, v in spec["extras"].items() if v is not None},
+                         suite=SUITE, history=self.number, token_distance=self.after[evidence[-1] + 1])
+        return task

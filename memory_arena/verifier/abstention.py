@@ -1,0 +1,70 @@
+"""Whether a reply says that there is none (docs/suites.md, "Abstention in the scorer").
+
+The `forget` suite asks about facts that stopped being true: the car was sold, the appointment
+cancelled. The right reply says so, in any of many phrasings ("none", "you don't have one any
+more", "you sold it", "not working at the moment", "there's no appointment"). This module reads
+those phrasings on the scorer's normalised words (casefolded, apostrophes joined, articles
+dropped: "There's no appointment." is `theres no appointment`); `scoring` decides what they are
+worth: right exactly when the task's answer is the abstention and no value is asserted beside
+it, and the reason `abstained` on a task that has an answer.
+
+"I don't know" and "you never told me" are not abstentions: they say nothing about the fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+BARE = frozenset(("none", "nothing", "nobody", "no one", "n", "not applicable", "none any more", "none anymore",
+                  "none now", "none at moment", "none at all", "none currently", "there is none", "theres none",
+                  "there are none", "no one now", "nobody now", "not any more", "not anymore", "no 1", "no 1 now"))
+"""Replies that are nothing but the abstention: `exact` where that is the answer."""
+
+# What the user could have had: "no car", "don't have a dog" (the article is dropped).
+_THINGS = (r"(?:one|any|anything|anyone|car|vehicle|dog|pet|job|work|employer|appointment|dentist appointment|"
+           r"dentist|booking|running partner|running buddy|partner|parking spot|parking space|parking|spot|space)")
+_PHRASES = re.compile(
+    r"\b(?:"
+    r"none|nobody|no one|no 1(?! \d)"
+    rf"|no {_THINGS}"
+    rf"|(?:dont|do not|doesnt|does not|no longer|didnt|did not) (?:currently |actually )?(?:have|own|drive|keep) {_THINGS}"
+    r"|(?:dont|do not|no longer|arent|are not|not|isnt|is not) (?:currently |actually )?(?:working|employed|booked|scheduled|"
+    r"running with anyone|parking)"
+    r"|no longer (?:have|own|work|run|park|see|booked)"
+    r"|unemployed|between jobs|out of work|jobless|not working"
+    r"|(?:there is|theres|there are|there isnt|there arent|there is not|there are not) (?:no|none|any)"
+    r"|nothing (?:booked|scheduled|planned|now|any ?more|at moment|at all)"
+    r"|never (?:booked|bought|had|adopted|got|started|assigned|took)"
+    r"|sold|rehomed|re homed|cancell?ed|called off|gave (?:it |him |her |them )?away|gave up|given up|handed back|"
+    r"got rid of|left|quit|stopped"
+    r"|alone|on your own|by yourself|solo"
+    r"|not any ?more|no more"
+    r")\b")
+_UNSURE = re.compile(r"\b(?:maybe|perhaps|possibly|might|could|not sure|unsure)\b")
+
+
+def says_none(flat: str) -> bool:
+    """Whether normalised words (`scoring.normalize`) say there is none."""
+    return flat in BARE or _PHRASES.search(flat) is not None
+
+
+def abstaining_clause(tokens: list[str], marks: frozenset[str], valued: set[int]) -> bool:
+    """Whether a clause that names no value (`valued`: indices of tokens inside a value) says
+    there is none: "None. It's the Kia Niro." and "You don't have one any more, it's the Kia
+    Niro" offer two answers, while "you sold the Skoda" (a value in the clause) is history."""
+    clause: list[str] = []
+    named = False
+    for i, token in enumerate([*tokens, "|"]):
+        if token in marks:
+            if clause and not named and says_none(" ".join(clause)):
+                return True
+            clause, named = [], False
+        else:
+            clause.append(token)
+            named = named or i in valued
+    return False
+
+
+def unsure(flat: str) -> bool:
+    """Whether the reply hedges ("maybe none", "you might not have one")."""
+    return _UNSURE.search(flat) is not None

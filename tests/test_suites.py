@@ -1,0 +1,237 @@
+"""The optional suites (docs/suites.md): `forget` and `long` built, checked, scored and reported
+apart from the canonical Memory Score, with the same guarantees as the canonical set (seeded,
+byte-stable, prefix-stable, every answer derivable from the event log, `--check` clean)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from memory_arena.baselines import BASELINE_NAMES, make_baseline
+from memory_arena.suites import generate_suite, get_suite, write_suite
+from memory_arena.suites.check import check_suite
+from memory_arena.suites.long import tokens_of
+from memory_arena.suites.retractions import ABSTAIN_REPLY, BY_SLOT
+from memory_arena.tasks.check import check_folder
+from memory_arena.tasks.schema import load_tasks
+from memory_arena.verifier.metrics import build_report
+from memory_arena.verifier.scoring import score
+
+ROOT = Path(__file__).resolve().parent.parent
+LONG = {"histories": 3, "turns": 900}
+"""A small long-horizon suite: three histories of 900 turns (the default is 10 of ~128k tokens)."""
+
+
+@pytest.fixture(scope="module")
+def forget_tasks():
+    return generate_suite("forget", n=40)
+
+
+@pytest.fixture(scope="module")
+def long_tasks():
+    return generate_suite("long", n=50, **LONG)
+
+
+def _report(tasks, name):
+    baseline = make_baseline(name, tasks)
+    return build_report((t, baseline(t)) for t in tasks)
+
+
+# -- forget -----------------------------------------------------------------------------------
+
+def test_forget_baselines(forget_tasks):
+    """latest-fact is the pipeline check; always-abstain gets exactly half of every pair and
+    stale-fact, a memory that never forgets, stays low."""
+    suites = {name: _report(forget_tasks, name)["suites"]["forget"] for name in BASELINE_NAMES}
+    assert suites["latest-fact"]["all"]["accuracy"] == 1.0
+    assert suites["always-abstain"]["paired"] == {"pairs": 40, "score": 0.5, "both": 0.0}
+    assert suites["always-abstain"]["files"]["pressure"]["accuracy"] == 0.0
+    assert suites["stale-fact"]["paired"]["score"] < 0.25
+    assert suites["stale-fact"]["files"]["retraction"]["accuracy"] == 0.0
+    for name in ("hedge", "hedge-short"):
+        assert suites[name]["all"]["accuracy"] == 0.0
+
+
+@pytest.mark.parametrize("suite", ["forget", "long"])
+def test_baselines_never_read_the_answer(suite, forget_tasks, long_tasks):
+    """Blanking answer, aliases, stale, distractors and the abstention flag changes no reply."""
+    tasks = forget_tasks if suite == "forget" else long_tasks
+    blind = [dataclasses.replace(t, answer="?", aliases=(), meta={**t.meta, "stale": [], "distractors": [], "abstain": None})
+             for t in tasks]
+    for name in BASELINE_NAMES:
+        seeing, not_seeing = make_baseline(name, tasks), make_baseline(name, blind)
+        assert [seeing(t) for t in tasks] == [not_seeing(t) for t in blind], name
+
+
+def test_twins_share_their_history(forget_tasks):
+    by_id = {t.id: t for t in forget_tasks}
+    kinds = set()
+    for task in forget_tasks:
+        if task.category != "retraction":
+            continue
+        twin = by_id[task.meta["pair"]]
+        assert twin.meta["pair"] == task.id and task.answer == "none" and twin.answer != "none"
+        assert task.question == twin.question and len(task.turns) == len(twin.turns)
+        differ = [i for i, (a, b) in enumerate(zip(task.turns, twin.turns)) if a != b]
+        # The retraction pair and the re-statement pair, nothing else (timestamps included).
+        assert 1 <= len({i // 2 for i in differ}) <= 2, (task.id, differ)
+        kinds.add((task.meta["form"], twin.meta["twin_kind"]))
+    assert kinds == {("news", "drop"), ("news", "restate"), ("withdraw", "drop"), ("withdraw", "restate")}
+
+
+def test_retraction_words_are_not_the_retraction_tasks_own(forget_tasks):
+    """Decoy retractions (someone else's, another thing of the user's) sit in every task, so the
+    words of a retraction do not single out the tasks whose answer is none."""
+    for task in forget_tasks:
+        if task.meta["slot"] in BY_SLOT:
+            assert any(e.get("retract") for e in task.meta["events"]), task.id
+
+
+def test_pressure_value_was_heard_in_passing_first(forget_tasks):
+    for task in (t for t in forget_tasks if t.category == "pressure"):
+        passing = task.meta["passing"]
+        assert passing and max(passing) < task.meta["evidence"][0]
+        assert any(task.answer in task.turns[i].content for i in passing)
+
+
+# -- long -------------------------------------------------------------------------------------
+
+def test_long_latest_fact_and_kinds(long_tasks):
+    suite = _report(long_tasks, "latest-fact")["suites"]["long"]
+    assert suite["all"]["accuracy"] == 1.0
+    assert set(suite["files"]) == {"recall", "update", "contradiction", "temporal", "relational"}
+    assert sum(c["n"] for c in suite["distance"].values()) == len(long_tasks)
+    stale = _report(long_tasks, "stale-fact")["suites"]["long"]["files"]
+    assert stale["update"]["accuracy"] == 0.0 and stale["recall"]["accuracy"] == 1.0
+
+
+def test_long_histories_are_shared_and_distances_exact(long_tasks):
+    histories = {}
+    for task in long_tasks:
+        first = histories.setdefault(task.meta["history"], task)
+        assert task.turns is first.turns or task.turns == first.turns
+        after = task.turns[max(task.meta["evidence"]) + 1:]
+        assert task.meta["token_distance"] == sum(tokens_of(t.content) for t in after)
+    assert set(histories) == {0, 1, 2}
+    # Many slots at once: every history states all eight of the user's slots.
+    for task in histories.values():
+        assert len({e["slot"] for e in task.meta["events"] if e["op"] == "state"}) == 8
+
+
+def test_long_sessions_are_dated_and_changes_come_in_later_sessions(long_tasks):
+    for task in (t for t in long_tasks if t.category == "update"):
+        sessions = [task.turns[e["turn"]].session for e in task.meta["events"]
+                    if e.get("slot") == task.meta["slot"] and e.get("subject") == "user"]
+        assert sessions == sorted(set(sessions))
+
+
+def test_long_size_by_tokens():
+    tasks = generate_suite("long", n=1, histories=1, tokens=32_000)
+    total = sum(tokens_of(t.content) for t in tasks[0].turns)
+    assert 32_000 <= total < 33_000
+
+
+# -- both: determinism, checks, CLI ----------------------------------------------------------
+
+@pytest.mark.parametrize("name,options", [("forget", {"n": 6}), ("long", {"n": 3, **LONG})])
+def test_byte_stable_and_prefix_stable(tmp_path, name, options):
+    write_suite(tmp_path / "a", name, **options)
+    write_suite(tmp_path / "b", name, **options)
+    for file in get_suite(name).files:
+        assert (tmp_path / "a" / f"{file}.jsonl").read_bytes() == (tmp_path / "b" / f"{file}.jsonl").read_bytes()
+    if name == "forget":
+        small = generate_suite("forget", n=3)
+        big = generate_suite("forget", n=6)
+        assert [t.to_json() for t in small] == [t.to_json() for t in big if t.index < 3]
+    else:
+        fewer = generate_suite("long", n=3, histories=2, turns=LONG["turns"])
+        assert [t.to_json() for t in fewer] == [t.to_json() for t in generate_suite("long", n=3, **LONG)
+                                                if t.meta["history"] < 2]
+
+
+@pytest.mark.parametrize("name,options", [("forget", {"n": 30}), ("long", {"n": 50, **LONG})])
+@pytest.mark.parametrize("seed", [42, 3])
+def test_check_passes(tmp_path, name, options, seed):
+    write_suite(tmp_path, name, seed=seed, **options)
+    assert check_folder(tmp_path) == []
+    assert check_suite(tmp_path) == []
+    assert len(load_tasks(tmp_path)) == sum(1 for f in get_suite(name).files for _ in open(tmp_path / f"{f}.jsonl"))
+
+
+def test_check_finds_a_broken_pair(tmp_path):
+    write_suite(tmp_path, "forget", n=3)
+    path = tmp_path / "twin.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["meta"]["pair"] = "retraction-0002"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows))
+    assert any("no twin" in p for p in check_suite(tmp_path))
+
+
+def test_suite_tasks_stay_out_of_the_memory_score(shipped_tasks, forget_tasks):
+    canonical = build_report((t, make_baseline("latest-fact", shipped_tasks)(t)) for t in shipped_tasks)
+    mixed = build_report([(t, "none") for t in forget_tasks] + [(t, make_baseline("latest-fact", shipped_tasks)(t))
+                                                                 for t in shipped_tasks])
+    assert mixed["memory_score"] == canonical["memory_score"]
+    assert mixed["categories"] == canonical["categories"]
+    assert mixed["suites"]["forget"]["files"]["retraction"]["accuracy"] == 1.0
+
+
+# -- abstention in the scorer -----------------------------------------------------------------
+
+ABSTENTIONS = ("None.", "none", "Nothing.", "There's none any more.", "You don't have one any more.", "No one.",
+               "Answer: none")
+
+
+@settings(max_examples=60, deadline=None)
+@given(index=st.integers(0, 39), phrase=st.sampled_from(ABSTENTIONS), beside=st.booleans())
+def test_abstention_right_only_on_retractions(forget_tasks, index, phrase, beside):
+    """An abstention is right on a retraction and `abstained` on its twin; a value of the slot
+    asserted beside it makes it wrong on both."""
+    retraction = next(t for t in forget_tasks if t.id == f"retraction-{index:04d}")
+    twin = next(t for t in forget_tasks if t.id == retraction.meta["pair"])
+    reply = f"{phrase.rstrip('.')}. It's {retraction.meta['stale'][-1]}." if beside else phrase
+    on_retraction, on_twin = score(retraction, reply), score(twin, reply)
+    assert on_retraction.value == (0.0 if beside else 1.0), (reply, on_retraction)
+    assert on_twin.value == 0.0
+    if not beside:
+        assert on_twin.reason == "abstained"
+
+
+def test_each_slots_abstention_reply_is_right(forget_tasks):
+    for task in (t for t in forget_tasks if t.category == "retraction"):
+        assert score(task, BY_SLOT[task.meta["slot"]].abstain).value == 1.0
+        assert score(task, ABSTAIN_REPLY).value == 1.0
+
+
+def test_generator_cli(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, str(ROOT / "generator.py"), *args], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path)
+
+    proc = run("--suite", "forget", "--n", "3", "--out", "f")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "f" / "suite.json").read_text())["files"] == ["retraction", "twin", "pressure"]
+    assert run("--check", "f").returncode == 0
+    for bad in (["--suite", "forget", "--tokens", "32k"], ["--suite", "long", "--tokens", "64k"],
+                ["--suite", "long", "--tokens", "32k", "--turns", "900"], ["--suite", "nope"],
+                ["--suite", "forget", "--categories", "recall"]):
+        proc = run(*bad, "--out", "x")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "error" in proc.stderr, (bad, proc.stderr)
+
+
+@pytest.mark.slow
+def test_run_offline_suite(tmp_path):
+    out = tmp_path / "forget.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "run_offline.py"), "--suite", "forget", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "suite forget (apart from the Memory Score)" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["always-abstain"]["suites"]["forget"]["paired"]["score"] == 0.5
+    assert data["latest-fact"]["suites"]["forget"]["all"]["accuracy"] == 1.0
