@@ -70,13 +70,15 @@ def test_batches_versions_and_duplicates(db: str) -> None:
         assert store.commit_batch([request("a", "1", "a again")]) == [False]
         assert store.commit_batch([request("b", "2", "b two", session="t")]) == [True]
         assert (store.user_version("a"), store.user_version("b"), store.user_version("nobody")) == (2, 2, 0)
-        # Everything of a, in commit order, grouped back into its Adds; then only what is newer.
+        # Everything of a, in commit order, in runs of one session; then only what is newer.
         adds = store.adds_between("a", 0, store.user_version("a"))
-        assert [[m.content for m in add.messages] for add in adds] == [["a one", "a two"], ["a three"]]
-        ids = [int(m.id) for add in adds for m in add.messages]
+        assert [(add.session_id, [m["content"] for m in add.messages]) for add in adds] == \
+            [("s", ["a one", "a two", "a three"])]
+        ids = [int(i) for add in adds for i in add.ids]
         assert ids == sorted(ids) and len(set(ids)) == 3
-        assert [(add.session_id, [m.content for m in add.messages]) for add in store.adds_between("b", 1, 2)] == \
-            [("t", ["b two"])]
+        assert [(add.session_id, [m["content"] for m in add.messages]) for add in store.adds_between("b", 0, 2)] == \
+            [("s", ["b one"]), ("t", ["b two"])]
+        assert [add.session_id for add in store.adds_between("b", 1, 2)] == ["t"]
         assert store.adds_between("a", 2, 2) == [] and store.count_messages() == 5
     finally:
         store.close()
@@ -106,10 +108,11 @@ def test_a_version_1_sqlite_file_is_migrated(tmp_path: Path) -> None:
     try:
         assert store.user_version("u") == 1
         adds = store.adds_between("u", 0, 1)
-        assert [(a.session_id, [m.content for m in a.messages]) for a in adds] == \
-            [("s1", ["first", "second"]), ("s2", ["third"])]
+        assert [(a.session_id, a.messages) for a in adds] == \
+            [("s1", ({"role": "user", "content": "first", "timestamp": 5}, {"role": "user", "content": "second"})),
+             ("s2", ({"role": "user", "content": "third"},))]
         assert store.commit_batch([request("u", "r1", "again"), request("u", "r3", "fourth")]) == [False, True]
-        assert [m.content for a in store.adds_between("u", 1, 2) for m in a.messages] == ["fourth"]
+        assert [m["content"] for a in store.adds_between("u", 1, 2) for m in a.messages] == ["fourth"]
     finally:
         store.close()
 

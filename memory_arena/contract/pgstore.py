@@ -136,7 +136,7 @@ class PostgresStore(Store):
 
     def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
         return self._live("_read", autocommit=True).execute(
-            "SELECT id, version, request_id, session_id, role, content, timestamp FROM messages"
+            "SELECT id, session_id, role, content, timestamp FROM messages"
             " WHERE user_id = %s AND version > %s AND version <= %s ORDER BY version, id",
             (user_id, after, upto)).fetchall()
 

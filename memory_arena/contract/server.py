@@ -139,14 +139,8 @@ class MemoryService:
         return cached
 
     def _ingest(self, add: StoredAdd, cached: _Cached) -> None:
-        messages: list[dict[str, Any]] = []
-        for m in add.messages:
-            message: dict[str, Any] = {"role": m.role, "content": m.content}
-            if m.timestamp is not None:
-                message["timestamp"] = m.timestamp
-            messages.append(message)
-        self._backend.add(add.user_id, add.session_id, messages)
-        cached.ids.extend(m.id for m in add.messages)
+        self._backend.add(add.user_id, add.session_id, list(add.messages))
+        cached.ids.extend(add.ids)
 
     # -- writer thread -> event loop --------------------------------------------------------
     def _deliver(self, outcomes: list[tuple[object, object]]) -> None:

@@ -28,7 +28,7 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from memory_arena.contract.validation import AddRequest
 
@@ -54,40 +54,37 @@ class StoreError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class StoredMessage:
-    id: str
-    """The server's message id, as a string."""
-    role: str
-    content: str
-    timestamp: int | None
-
-
-@dataclass(frozen=True)
 class StoredAdd:
-    """One committed Add (or the part of it after a given version): what a search backend ingests."""
+    """Consecutive committed messages of one user in one session, as a search backend ingests
+    them (one Add, or several in a row of the same session: the same thing to a backend)."""
 
     user_id: str
     session_id: str
-    messages: tuple[StoredMessage, ...]
+    ids: tuple[str, ...]
+    """The server's message ids, as strings."""
+    messages: tuple[dict[str, Any], ...]
+    """`{role, content, timestamp?}`, the memory systems' message form."""
 
 
 MessageRow = tuple  # (user_id, version, request_id, session_id, position, role, content, timestamp)
 
 
 def group_adds(user_id: str, rows: Iterable[tuple]) -> Iterator[StoredAdd]:
-    """Rows `(id, version, request_id, session_id, role, content, timestamp)` in commit order,
-    grouped back into their Adds (the messages of one Add are adjacent)."""
-    key: tuple | None = None
-    session = ""
-    batch: list[StoredMessage] = []
-    for mid, version, request_id, session_id, role, content, timestamp in rows:
-        if (version, request_id) != key:
-            if batch:
-                yield StoredAdd(user_id, session, tuple(batch))
-            key, session, batch = (version, request_id), session_id, []
-        batch.append(StoredMessage(str(mid), role, content, timestamp))
-    if batch:
-        yield StoredAdd(user_id, session, tuple(batch))
+    """Rows `(id, session_id, role, content, timestamp)` in commit order, grouped into runs of one
+    session. Plain dicts, built once: this runs for every message a worker loads."""
+    session: str | None = None
+    ids: list[str] = []
+    messages: list[dict[str, Any]] = []
+    for mid, session_id, role, content, timestamp in rows:
+        if session_id != session:
+            if ids:
+                yield StoredAdd(user_id, session, tuple(ids), tuple(messages))
+            session, ids, messages = session_id, [], []
+        ids.append(str(mid))
+        messages.append({"role": role, "content": content} if timestamp is None else
+                        {"role": role, "content": content, "timestamp": timestamp})
+    if ids:
+        yield StoredAdd(user_id, session, tuple(ids), tuple(messages))
 
 
 class Store(ABC):
@@ -136,8 +133,8 @@ class Store(ABC):
 
     @abstractmethod
     def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
-        """`(id, version, request_id, session_id, role, content, timestamp)` of the user's messages
-        with `after < version <= upto`, in commit order."""
+        """`(id, session_id, role, content, timestamp)` of the user's messages with
+        `after < version <= upto`, in commit order."""
 
     @abstractmethod
     def count_messages(self) -> int: ...
@@ -146,7 +143,8 @@ class Store(ABC):
     def close(self) -> None: ...
 
     def adds_between(self, user_id: str, after: int, upto: int) -> list[StoredAdd]:
-        """The user's Adds committed with versions in `(after, upto]`, in commit order."""
+        """The user's messages committed with versions in `(after, upto]`, in commit order, in
+        runs of one session."""
         return list(group_adds(user_id, self._message_rows(user_id, after, upto)))
 
 
@@ -264,7 +262,7 @@ class SQLiteStore(Store):
 
     def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
         return self._read.execute(
-            "SELECT id, version, request_id, session_id, role, content, timestamp FROM messages"
+            "SELECT id, session_id, role, content, timestamp FROM messages"
             " WHERE user_id = ? AND version > ? AND version <= ? ORDER BY version, id", (user_id, after, upto))
 
     def count_messages(self) -> int:
