@@ -200,6 +200,26 @@ def test_streaming_reader_matches_json_load(tmp_path_factory, rows, read_size, p
         common.READ_SIZE = old
 
 
+def test_streaming_reader_holds_only_a_few_elements(tmp_path, monkeypatch):
+    """Elements that straddle the buffer's end grow the read size only for themselves: over a
+    long file the buffer stays a few elements long (it once doubled for good and read whole files)."""
+    rows = [{"i": i, "text": "x" * 150} for i in range(400)]
+    path = _write(tmp_path, "rows.json", rows)
+    monkeypatch.setattr(common, "READ_SIZE", 256)
+    longest = 0
+    more = common._Buffer.more
+
+    def watched(self):
+        nonlocal longest
+        grew = more(self)
+        longest = max(longest, len(self.text))
+        return grew
+
+    monkeypatch.setattr(common._Buffer, "more", watched)
+    assert list(common.iter_json_array(path)) == rows
+    assert longest < 4 * 256
+
+
 # -- session metrics ------------------------------------------------------------------------
 def test_session_scores_follow_longmemeval():
     scores = session_scores(["a", "g1", "b", "g2"], ["g1", "g2"], [1, 3, 5])

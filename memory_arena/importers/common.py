@@ -172,12 +172,14 @@ class _Buffer:
                 # A value that ends where the buffer ends may go on in the file (a number cut
                 # in two): decide only once something follows it or the file has ended.
                 if end < len(self.text) or self.eof:
-                    self.pos = end
+                    self.pos, self.size = end, READ_SIZE  # the next element starts small again
                     return value
             except json.JSONDecodeError as exc:
                 if self.eof:
                     raise ImportFormatError(f"{path}: record {index}: not valid JSON ({exc.msg})") from None
-            self.size = min(self.size * 2, 1 << 28)  # a long element: read more at a time
+            # A long element: read twice as much each time, so that decoding it again from its
+            # start costs at most twice its length in all.
+            self.size = min(self.size * 2, 1 << 28)
             self.more()
 
 
