@@ -67,7 +67,7 @@ def _task(f: Fields) -> Task:
     question = f.text("question")
     answer = f.text("answer")
     question_date = f.text("question_date")
-    _date(f, "question_date")
+    _date(f, "question_date", question_date)
     ids = f.strings("haystack_session_ids")
     dates = f.strings("haystack_dates")
     raw_sessions = f.get("haystack_sessions", list)
