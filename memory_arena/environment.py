@@ -47,6 +47,9 @@ def load_environment(**kwargs: Any):
             order, each with its time) instead of the conversation. Not with stream delivery
             or memory_tool.
         top_k: memories shown with `memory_system` (default 10).
+        suite: "canonical" (default, the shipped 500), "long" or "forget" (docs/suites.md): an
+            optional suite, generated on demand (`n` tasks per file, `seed`); `categories`
+            then picks among the suite's files. Scored apart from the Memory Score.
         any keyword the framework's environment takes: verifiers 0.3's environment constructor
             arguments (`max_turns`, `timeout_seconds`, `sampling_args`, ...); verifiers 0.4's env
             config fields (`timeout`, `retries`, `agent`, ...) and agent settings (`max_turns`,

@@ -31,6 +31,8 @@ from typing import Any, Iterable, Sequence
 
 from memory_arena.systems import Memory, MemorySystem, build_system, check_name, retrieve_for_task
 from memory_arena.systems.retrieval import turn_ranking
+from memory_arena.suites import SUITE_NAMES, SUITES, generate_suite
+from memory_arena.suites.long import session_date
 from memory_arena.tasks.schema import CATEGORIES, Task, load_tasks
 from memory_arena.verifier.scoring import REASONS, score
 
@@ -68,16 +70,21 @@ class Settings:
     window: int = DEFAULT_WINDOW
     memory_system: str | None = None
     top_k: int = DEFAULT_TOP_K
+    suite: str = "canonical"
+    """`canonical` (the shipped 500), or an optional suite generated on demand (docs/suites.md)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.memory_tool, bool):
             raise ValueError(f"memory_tool must be true or false, got {self.memory_tool!r}")
         if self.delivery not in DELIVERIES:
             raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}, got {self.delivery!r}")
+        if self.suite not in SUITE_NAMES:
+            raise ValueError(f"suite must be one of {', '.join(SUITE_NAMES)}, got {self.suite!r}")
+        files = SUITES[self.suite].files  # a suite's categories are its files
         if self.categories is not None:
-            unknown = [c for c in self.categories if c not in CATEGORIES]
+            unknown = [c for c in self.categories if c not in files]
             if unknown or not self.categories:
-                raise ValueError(f"categories must be a non-empty subset of {', '.join(CATEGORIES)}, "
+                raise ValueError(f"categories must be a non-empty subset of {', '.join(files)}, "
                                  f"got {', '.join(map(str, self.categories)) or 'nothing'}")
         for name, low in (("num_examples", -1), ("chunk_turns", 1), ("window", 1), ("top_k", 1)):
             value = getattr(self, name)
@@ -111,6 +118,7 @@ def make_settings(
     window: int | None = None,
     memory_system: str | None = None,
     top_k: int = DEFAULT_TOP_K,
+    suite: str = "canonical",
 ) -> Settings:
     """Settings from loosely typed arguments (categories as a list, a comma-separated string,
     or a list of comma-separated strings; None for chunk_turns / window means the default)."""
@@ -134,6 +142,7 @@ def make_settings(
         window=DEFAULT_WINDOW if window is None else window,
         memory_system=memory_system,
         top_k=top_k,
+        suite=suite,
     )
 
 
@@ -143,7 +152,8 @@ def interleave(tasks: Sequence[Task]) -> list[Task]:
     by_category: dict[str, list[Task]] = {}
     for task in tasks:
         by_category.setdefault(task.category, []).append(task)
-    queues = [by_category[c] for c in CATEGORIES if c in by_category]
+    order = [c for c in CATEGORIES if c in by_category] + [c for c in by_category if c not in CATEGORIES]  # suites' files
+    queues = [by_category[c] for c in order]
     out: list[Task] = []
     for i in range(max((len(q) for q in queues), default=0)):
         out.extend(q[i] for q in queues if i < len(q))
@@ -153,7 +163,12 @@ def interleave(tasks: Sequence[Task]) -> list[Task]:
 def select_tasks(settings: Settings) -> list[Task]:
     """The tasks of one environment: the shipped dataset, or a regenerated one when `seed`
     or `n` is given; filtered by category, interleaved, cut to `num_examples`."""
-    if settings.seed is not None or settings.n is not None:
+    if settings.suite != "canonical":
+        # Suites are generated on demand (docs/suites.md): `n` per file, the suite's default size otherwise.
+        tasks = generate_suite(settings.suite, seed=DEFAULT_SEED if settings.seed is None else settings.seed, n=settings.n)
+        if settings.categories:
+            tasks = [t for t in tasks if t.category in settings.categories]
+    elif settings.seed is not None or settings.n is not None:
         from memory_arena.tasks import generate  # the generator is only imported when asked for
 
         tasks = generate(
@@ -250,12 +265,15 @@ def question_text(task: Task) -> str:
 def turn_texts(task: Task) -> list[str]:
     """Each turn's text as the model sees it. The first turn of every session is headed
     `[Session k, <weekday>]` (the weekday of its timestamp, UTC), because the conversation
-    itself only says "today": temporal questions ask about named days."""
+    itself only says "today": temporal questions ask about named days. A long-horizon history
+    (docs/suites.md) is headed with the date as well ("Tuesday, 11 March 2025"): its questions
+    name dates over months."""
     texts, previous = [], None
+    dated = task.meta.get("suite") == "long"
     for turn in task.turns:
         text = turn.content
         if turn.session != previous:
-            day = datetime.fromtimestamp(turn.timestamp / 1000, tz=timezone.utc).strftime("%A")
+            day = session_date(turn.timestamp) if dated else datetime.fromtimestamp(turn.timestamp / 1000, tz=timezone.utc).strftime("%A")
             text = f"[Session {turn.session + 1}, {day}]\n{text}"
             previous = turn.session
         texts.append(text)

@@ -141,13 +141,15 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
     """A built-in system name or the URL of an Add/Search service: show its memories."""
     top_k: int = core.DEFAULT_TOP_K
     """Memories shown per task with memory_system."""
+    suite: str = "canonical"
+    """canonical, long or forget (docs/suites.md); suites are generated on demand."""
 
     def settings(self) -> core.Settings:
         return core.make_settings(
             memory_tool=self.memory_tool or self.task.memory_tool, delivery=self.delivery,
             categories=self.categories, num_examples=self.num_examples, seed=self.seed, n=self.n,
             system_prompt=self.instructions, chunk_turns=self.chunk_turns, window=self.window,
-            memory_system=self.memory_system, top_k=self.top_k,
+            memory_system=self.memory_system, top_k=self.top_k, suite=self.suite,
         )
 
     @model_validator(mode="after")
@@ -215,7 +217,7 @@ def taskset_fields(settings: core.Settings) -> dict[str, Any]:
         "categories": list(settings.categories) if settings.categories else None,
         "num_examples": settings.num_examples, "seed": settings.seed, "n": settings.n,
         "instructions": settings.system_prompt, "chunk_turns": settings.chunk_turns, "window": settings.window,
-        "memory_system": settings.memory_system, "top_k": settings.top_k,
+        "memory_system": settings.memory_system, "top_k": settings.top_k, "suite": settings.suite,
     }
 
 
