@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Search latency of the in-process memory systems on one user's 200-turn history
-(docs/design.md, "Performance targets": BM25 p50 < 2 ms, hybrid p50 < 20 ms).
+(docs/design.md, "Performance targets": BM25 p50 < 2 ms, hybrid and timeline p50 < 20 ms; timeline's
+first search after an Add within 2x of a repeated one, docs/timeline.md).
 
 The history is the shipped tasks' turns, one task after another (each category in turn),
 cut at `--turns` and sent as sessions of 20 messages; the queries are those tasks'
@@ -9,7 +10,7 @@ p50 and p95: the target applies here); the first search after the last 20 messag
 added to the other 180 (it pays the lazy index update; p50 over `--rebuilds` fresh users);
 and that Add of 20 messages itself.
 
-    python benchmarks/search_latency.py [--systems bm25,hybrid] [--turns 200] [--searches 2000]
+    python benchmarks/search_latency.py [--systems bm25,hybrid,timeline] [--turns 200] [--searches 2000]
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from memory_arena.systems.base import Message  # noqa: E402
 from memory_arena.systems.retrieval import percentile  # noqa: E402
 from memory_arena.tasks.schema import CATEGORIES, load_tasks  # noqa: E402
 
-TARGETS_MS = {"bm25": 2.0, "hybrid": 20.0}
+TARGETS_MS = {"bm25": 2.0, "hybrid": 20.0, "timeline": 20.0}
+FIRST_RATIO_TARGETS = {"timeline": 2.0}
+"""Most the first search after an Add may take, as a multiple of a search on the built index."""
 SESSION = 20
 
 
@@ -80,7 +83,8 @@ def measure(name: str, sessions: list[tuple[str, list[Message]]], questions: lis
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--systems", default="bm25,hybrid", help="comma-separated built-in systems (default bm25,hybrid)")
+    parser.add_argument("--systems", default="bm25,hybrid,timeline",
+                        help="comma-separated built-in systems (default bm25,hybrid,timeline)")
     parser.add_argument("--turns", type=int, default=200, help="history length (default 200)")
     parser.add_argument("--searches", type=int, default=2000, help="searches on the built index (default 2000)")
     parser.add_argument("--rebuilds", type=int, default=30, help="fresh ingestions for the first-search figure (default 30)")
@@ -99,7 +103,7 @@ def main() -> int:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores; one user, {turns} turns "
           f"in {len(sessions)} sessions, top_k {args.k}")
     header = f"{'system':<14}{'search p50 ms':>15}{'search p95 ms':>15}{'search after Add p50':>22}" \
-             f"{'Add(20) p50 ms':>16}{'target p50':>12}{'met':>5}"
+             f"{'Add(20) p50 ms':>16}{'first/warm':>12}{'target':>18}{'met':>5}"
     print(header)
     print("-" * len(header))
     for name in names:
@@ -108,10 +112,12 @@ def main() -> int:
         except (MissingExtra, RuntimeError) as exc:  # an extra not installed, a model that cannot be built
             sys.stderr.write(f"search_latency.py: error: {exc}\n")
             return 1
-        target = TARGETS_MS.get(name)
-        met = "" if target is None else ("yes" if r["warm_p50"] < target else "NO")
+        target, ratio_target = TARGETS_MS.get(name), FIRST_RATIO_TARGETS.get(name)
+        ratio = r["first_p50"] / r["warm_p50"]
+        met = "" if target is None else ("yes" if r["warm_p50"] < target and ratio <= (ratio_target or ratio) else "NO")
+        goal = "" if target is None else f"< {target:g} ms" + ("" if ratio_target is None else f", {ratio_target:g}x")
         print(f"{name:<14}{r['warm_p50']:>15.3f}{r['warm_p95']:>15.3f}{r['first_p50']:>22.3f}"
-              f"{r['add_p50']:>16.3f}{'' if target is None else f'< {target:g} ms':>12}{met:>5}")
+              f"{r['add_p50']:>16.3f}{ratio:>11.1f}x{goal:>18}{met:>5}")
     return 0
 
 

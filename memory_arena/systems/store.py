@@ -2,7 +2,8 @@
 
 Each user has its own append-only log of messages and its own lazily built search index:
 an `add` only marks the user's index stale, and the next `search` of that user rebuilds it,
-so a burst of adds costs one rebuild, and a search never touches another user's data.
+so a burst of adds costs one rebuild, and a search never touches another user's data (a
+system with `index_on_add` extends it in each `add` instead).
 A lock per user serialises add and search of that user (a server calls both from several
 threads); a short global lock only guards the table of users.
 """
@@ -90,6 +91,8 @@ class PerUserSystem(MemorySystem):
                 position = len(log.records)
                 log.records.append(Record(position, str(session_id), m["content"], m.get("timestamp")))
                 order.append(position)
+            if self.index_on_add:
+                self._refresh(log)
 
     def search(self, user_id: str, query: str, top_k: int) -> list[Memory]:
         log = self._log(user_id, create=False)
@@ -98,9 +101,7 @@ class PerUserSystem(MemorySystem):
         with log.lock:
             if not log.records:
                 return []
-            if log.indexed != len(log.records):
-                log.index = self.build_index(log.records, log.index, log.indexed)
-                log.indexed = len(log.records)
+            self._refresh(log)
             ranked = self.rank(log, query, top_k)[:top_k]
             return [memory(log.records[p], score, *newer) for p, score, *newer in ranked]
 
@@ -112,6 +113,16 @@ class PerUserSystem(MemorySystem):
                 self._users.pop(user_id, None)
 
     # -- for subclasses -------------------------------------------------------------------
+    index_on_add = False
+    """True: extend the index in `add`, so that the first search after an Add costs what any
+    other does (the Add pays instead); False: on the first search after new messages."""
+
+    def _refresh(self, log: UserLog) -> None:
+        """Extend the user's index to every record (called with the user's lock held)."""
+        if log.indexed != len(log.records):
+            log.index = self.build_index(log.records, log.index, log.indexed)
+            log.indexed = len(log.records)
+
     def build_index(self, records: list[Record], old_index: Any, old_count: int) -> Any:
         return None
 

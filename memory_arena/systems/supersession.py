@@ -150,17 +150,25 @@ class Statement:
     """The values in the order they occur."""
     openers: tuple[str, ...]
     correction: bool
+    changes: bool
+    """It says something was wrong, denied or changed (a correction, "not", "switched", "now")."""
     question: bool
     """It asks rather than states (ends with a question mark): a question sets no value."""
     subject: str
     """Who it is about: "self", a possessive name, a person word, or "" when it cannot tell."""
     text: str  # case-folded content, for `names`
+    words: frozenset[str]
+    """Its case-folded words: where to look for a value before `names` checks it."""
 
 
 def statement(position: int, session_id: str, created_at: int | None, content: str) -> Statement:
     order = tuple(content[a:b].casefold() for a, b in value_spans(content))
-    return Statement(position, session_id, created_at, frozenset(order), order, openers(content), is_correction(content),
-                     content.rstrip().endswith("?"), subject(content), content.casefold())
+    text = content.casefold()
+    correction = is_correction(content)
+    changes = correction or bool(_NEGATION.search(text) or _CHANGE.search(text))
+    return Statement(position, session_id, created_at, frozenset(order), order, openers(content), correction,
+                     changes, content.rstrip().endswith("?"), subject(content), text,
+                     frozenset(w.casefold() for w in _TOKEN.findall(content)))
 
 
 def subject(text: str) -> str:
@@ -193,9 +201,9 @@ def replaces(newer: Statement, older: Statement) -> bool:
     of its own and says that something was wrong or denied ("Rex, not Fido"). Naming
     an earlier value alone is no change ("Kim reports to Ana" after "Jo Park reports to
     Kim")."""
-    if not (newer.correction or _NEGATION.search(newer.text) or _CHANGE.search(newer.text)) or not newer.values - older.values:
+    if not newer.changes or not newer.values - older.values:
         return False
-    return any(names(newer.text, v) for v in older.values)
+    return any(v.split()[0] in newer.words and names(newer.text, v) for v in older.values)
 
 
 def restated(statements: Sequence[Statement], position: int) -> int | None:

@@ -36,8 +36,8 @@ SAME_FRAME = 0.75
 thing with other values ("My running partner is _" and "My new running partner is _")."""
 
 FRAME_WORDS = 2
-"""Content words a value-masked message needs before its frame links it to anything ("_ kept"
-or "it's _" could be about anything)."""
+"""Content words a value-masked message of no known subject needs before its frame links it
+to anything ("_ kept" could be about anything; "my accountant is _" is about the speaker's)."""
 CORRECTION_WINDOW = 4
 """How many messages back a correction looks for the statement it corrects."""
 CORRECTION_FRAME = 0.5
@@ -62,18 +62,20 @@ class TimelineIndex:
 
 class TimelineSystem(HybridSystem):
     name = "timeline"
+    index_on_add = True  # the first search after an Add costs what a repeated one does
 
     def build_index(self, records: list[Record], old_index: TimelineIndex | None, old_count: int) -> TimelineIndex:
         old = old_index
         hybrid = super().build_index(records, old.hybrid if old else None, old_count)
         new = records[old_count:]
+        added = [statement(r.position, r.session_id, r.created_at, r.content) for r in new]
         texts = [masked(r.content) for r in new]
         frames = self.encoder.encode(texts)
-        frames[[len(tokenize(t)) < FRAME_WORDS for t in texts]] = 0  # too thin to say what it is about
+        # too thin to say what it is about: no subject and a single content word ("_ kept")
+        frames[[not s.subject and len(tokenize(t)) < FRAME_WORDS for s, t in zip(added, texts)]] = 0
         if old is not None:
             frames = np.vstack([old.frames, frames])
-        statements = (old.statements if old else []) + [
-            statement(r.position, r.session_id, r.created_at, r.content) for r in new]
+        statements = (old.statements if old else []) + added
         corrects = dict(old.corrects) if old else {}
         sessions: dict[str, list[int]] = {}
         for r in records:
