@@ -267,6 +267,7 @@ def main() -> int:
                else [(args.db, args.workers)])
 
     rows: list[tuple[str, Phase]] = []
+    load_before = os.getloadavg()[0]  # other work on the machine: the figures are only as quiet as it
     if args.url:
         url = args.url.rstrip("/")
         if urlsplit(url).hostname not in LOOPBACK:
@@ -297,7 +298,8 @@ def main() -> int:
                         proc.terminate()
                         proc.wait(timeout=60)
     print(f"load_server: {args.clients} clients, backend {args.backend if not args.url else '(external)'}, "
-          f"{os.cpu_count()} CPUs, Python {platform.python_version()}")
+          f"{os.cpu_count()} CPUs, Python {platform.python_version()}, load average (1 min) "
+          f"{load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
     print(table(rows))
     for config, ph in rows:
         if ph.first_error:

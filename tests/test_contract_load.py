@@ -1,0 +1,40 @@
+"""benchmarks/load_server.py runs end to end on a small workload (two workers over SQLite: every
+phase in the table, no errors, CPU per request read from /proc), and refuses bad arguments
+with exit 2, naming the argument."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from contract_procs import REPO
+
+SCRIPT = REPO / "benchmarks" / "load_server.py"
+
+pytest.importorskip("starlette", reason="the reference server needs the server extra")
+
+
+@pytest.mark.slow
+def test_a_small_run_prints_every_phase_without_errors() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--db", "sqlite", "--workers", "2", "--clients", "4",
+                           "--adds", "60", "--searches", "30"], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line.split("|")[1:-1] for line in proc.stdout.splitlines() if line.startswith("| sqlite, 2 workers")]
+    assert [r[1].strip() for r in rows] == ["Add", "Search, first after Add", "Search, repeated"]
+    for cells in rows:
+        requests, errors, server_cpu = int(cells[2]), int(cells[3]), cells[9].strip()
+        assert requests > 0 and errors == 0
+        assert float(server_cpu) > 0  # the workers' CPU is counted, not only the idle parent's
+    assert "load average (1 min)" in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--db", "mysql://x/y"], "--db must be sqlite, postgresql or a postgresql:// URL"),
+    (["--workers", "0"], "--workers must be 1..64"),
+    (["--url", "http://192.0.2.1:8765"], "--url must be a loopback address"),
+])
+def test_bad_arguments_are_refused(args: list[str], message: str) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr
