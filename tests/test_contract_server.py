@@ -101,6 +101,19 @@ def test_every_broken_field_is_reported_at_once(http: httpx.Client) -> None:
         ("body", "messages", 0, "content"), ("body", "messages", 0, "timestamp")])
 
 
+@pytest.mark.parametrize("field", ["request_id", "user_id", "session_id", "content"])
+def test_nul_characters_are_refused(http: httpx.Client, field: str) -> None:
+    # PostgreSQL's text cannot hold U+0000: refused on every database, so all keep the same data.
+    body = {"request_id": unique("nul"), "user_id": unique("nul"), "session_id": "s",
+            "messages": [{"role": "user", "content": "fine"}]}
+    target = body["messages"][0] if field == "content" else body
+    target[field] = "a\u0000b"
+    response = http.post("/add", json=body)
+    assert response.status_code == 422 and field in response.json()["detail"][0]["loc"], response.text
+    search = http.post("/search", json={"user_id": "u\u0000", "query": "q", "top_k": 1})
+    assert search.status_code == 422
+
+
 def test_null_optional_fields_and_lone_surrogates(http: httpx.Client) -> None:
     user = unique("nulls")
     body = {"request_id": unique("r"), "user_id": user, "session_id": "s",
@@ -305,6 +318,9 @@ def test_health_needs_no_key(secured: Running) -> None:
     (["--backend", "nope"], "unknown backend 'nope'"),
     (["--api-key-env", "MA_SURELY_UNSET_VAR"], "MA_SURELY_UNSET_VAR"),
     (["--port", "70000"], "--port"),
+    (["--workers", "0"], "--workers must be between 1 and 64"),
+    (["--workers", "65"], "--workers must be between 1 and 64"),
+    (["--db", "postgresql:/nohost"], "--db must be a file path or a postgresql://"),
 ])
 def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "memory_arena.cli", "serve", "--db", str(tmp_path / "x.db"), *args],
