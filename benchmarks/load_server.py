@@ -5,7 +5,7 @@ in one or more configurations, each over a fresh database: `--db sqlite` (a new 
 `--db postgresql` (a throwaway cluster, `initdb` in a temporary folder; see
 tests/postgres_cluster.py) or `--db postgresql://...` (an existing database: the run's users
 carry a fresh tag), with `--workers 1` or more; `--matrix` runs all four of sqlite/postgresql x
-1/2 workers. Each configuration runs three phases with `--clients` concurrent keep-alive
+1/2 workers. Each configuration runs five phases with `--clients` concurrent keep-alive
 connections:
 1. Add: the shipped tasks' sessions in contract chunks of at most 20 messages, one user per
    task and pass over the dataset.
@@ -13,6 +13,9 @@ connections:
    user's messages and builds its index here.
 3. Search, repeated: the questions round after round (with several workers, a worker that has
    not served a user yet builds its index on its first search of it).
+4. Add, one more message: one short Add per user, as the conversation goes on.
+5. Search, first after that Add: each user's question again; the answering worker already
+   holds the user (if phase 3 reached it there), so it loads and indexes only the new message.
 Every response is checked with the client's own well-formedness rules; anything else, a
 non-200 or a dropped connection counts as an error. Prints per phase: throughput,
 p50/p95/p99 latency, errors, and CPU time per request of the server's processes (all
@@ -91,6 +94,17 @@ def add_jobs(passes: int, tag: str) -> Iterator[Job]:
                     body = {"request_id": request_id_for(user, session_id, index, chunk), "user_id": user,
                             "session_id": session_id, "messages": chunk}
                     yield Job("/add", body, lambda payload, sent=body: check_add_response(sent, payload))
+
+
+def follow_up_jobs(passes: int, tag: str) -> Iterator[Job]:
+    """One more Add per ingested user: a short new session, as a conversation that goes on."""
+    for p in range(passes):
+        for task in load_tasks():
+            user = f"load{tag}-p{p}-{task.id}"
+            chunk = [{"role": "user", "content": f"One more thing to keep in mind: {task.question}"}]
+            body = {"request_id": request_id_for(user, "follow-up", 0, chunk), "user_id": user,
+                    "session_id": "follow-up", "messages": chunk}
+            yield Job("/add", body, lambda payload, sent=body: check_add_response(sent, payload))
 
 
 def search_jobs(passes: int, tag: str, repeat: bool) -> Iterator[Job]:
@@ -193,7 +207,7 @@ def table(rows: list[tuple[str, Phase]]) -> str:
 
 def run_workload(url: str, server_pid: int | None, db_pid: int | None, args: argparse.Namespace,
                  tag: str) -> list[Phase]:
-    """The three phases against one running server."""
+    """The five phases against one running server."""
     passes = 1 + args.adds // max(1, sum(1 for _ in add_jobs(1, tag)))
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -202,6 +216,10 @@ def run_workload(url: str, server_pid: int | None, db_pid: int | None, args: arg
         # The first search of a user after its Adds pays for loading its messages and building its index.
         ("Search, first after Add", search_jobs(passes, tag, repeat=False), args.searches),
         ("Search, repeated", search_jobs(passes, tag, repeat=True), args.searches),
+        # The conversation goes on: the next search of each user follows one more Add, and the
+        # worker that answers it already holds the user (it only adds the new message).
+        ("Add, one more message", follow_up_jobs(passes, tag), args.searches),
+        ("Search, first after that Add", search_jobs(passes, tag, repeat=False), args.searches),
     ]
     phases = []
     for name, jobs, limit in workload:

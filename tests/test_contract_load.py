@@ -22,11 +22,13 @@ def test_a_small_run_prints_every_phase_without_errors() -> None:
                            "--adds", "60", "--searches", "30"], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = [line.split("|")[1:-1] for line in proc.stdout.splitlines() if line.startswith("| sqlite, 2 workers")]
-    assert [r[1].strip() for r in rows] == ["Add", "Search, first after Add", "Search, repeated"]
+    assert [r[1].strip() for r in rows] == ["Add", "Search, first after Add", "Search, repeated",
+                                           "Add, one more message", "Search, first after that Add"]
     for cells in rows:
-        requests, errors, server_cpu = int(cells[2]), int(cells[3]), cells[9].strip()
-        assert requests > 0 and errors == 0
-        assert float(server_cpu) > 0  # the workers' CPU is counted, not only the idle parent's
+        assert int(cells[2]) > 0 and int(cells[3]) == 0  # requests, errors
+    # The workers' CPU is counted, not only the idle parent's (a phase this small may take less
+    # than the clock's 10 ms tick, the whole run does not).
+    assert sum(float(cells[9]) for cells in rows) > 0
     assert "load average (1 min)" in proc.stdout
 
 
