@@ -114,9 +114,22 @@ def write_suite(out: Path, name: str, seed: int = canonical.DEFAULT_SEED, n: int
     return counts
 
 
+def history_user(task: Task) -> str | None:
+    """The user a long-horizon history is ingested as, shared by every question of it, so that a
+    memory system ingests a history once and answers many questions (LoCoMo-style); None for a
+    task that is its own conversation. Like `systems.task_user_id`, it ends with a hash of the
+    turns: another history is always another user."""
+    if task.meta.get("suite") != "long":
+        return None
+    from ..systems.ingest import task_user_id  # the systems stage is only needed by its callers
+
+    return f"long-history-{task.meta['history']:03d}-{task_user_id(task).rsplit('-', 1)[1]}"
+
+
 def suite_of(task: Task) -> str:
     """The suite a task belongs to (`meta.suite`; the canonical set has none)."""
     return task.meta.get("suite") or "canonical"
 
 
-__all__ = ["SUITES", "SUITE_NAMES", "Suite", "generate_suite", "get_suite", "manifest", "suite_of", "write_suite"]
+__all__ = ["SUITES", "SUITE_NAMES", "Suite", "generate_suite", "get_suite", "history_user", "manifest", "suite_of",
+           "write_suite"]

@@ -204,11 +204,12 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     session; another passing value later becomes someone else's, so that "the value heard twice"
     does not pick the answer."""
     slot = stratified(config, "forget-pressure", index, SLOTS, "slot")
-    budget = even_between(rng, min(config.max_noise, 24), config.max_noise)
-    tail = even_between(rng, 2, max(2, budget // 3))
-    free = max(0, budget - tail - 8 - 8)
+    budget = even_between(rng, min(config.max_noise, 48), config.max_noise)
+    # The tail is drawn uniformly, so that the evidence sits anywhere (not always late).
+    tail = even_between(rng, 4, max(4, budget - 40))
+    free = max(0, budget - tail - 24 - 8)
     shares = split_total(rng, free - free % 2, 3)
-    head, middle = 8 + shares[0], 8 + shares[1] + shares[2]
+    head, middle = 24 + shares[0], 8 + shares[1] + shares[2]
     brk = 2 * rng.randint(1, middle // 2 - 2)
     conv = Conversation(rng)
     first, answer, mirrored = conv.draw(slot.kind), conv.draw(slot.kind), conv.draw(slot.kind)
@@ -217,8 +218,11 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     cuts = sorted(2 * rng.randint(0, head // 2) for _ in range(2))
     passing = [answer, mirrored] if rng.random() < 0.5 else [mirrored, answer]
     queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.update), [head, middle, tail])
-    filler = noise.Filler(conv, [head, middle, tail], queue, must=[range(head // 2)], last_gap=True,
-                          small_talk_at={head // 2 + brk // 2})
+    # Several decoys in the head (the passing mentions are not the first values of their kind
+    # more often than chance) and one to three in the later session before the change.
+    opener = head // 2 + brk // 2
+    must = [(range(head // 2), rng.randint(6, 10)), range(opener + 1, (head + middle) // 2)]
+    filler = noise.Filler(conv, [head, middle, tail], queue, must=must, last_gap=True, small_talk_at={opener})
     filler.add(cuts[0])
     _in_passing(conv, slot, passing[0])
     filler.add(cuts[1] - cuts[0])
@@ -229,10 +233,11 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     _later_session(conv, filler, middle, brk, since=stated)
     evidence = conv.fact(rng.choice(slot.update), {"op": "update", "slot": slot.name, "kind": slot.kind,
                                                   "subject": "user", "value": answer}, v=answer, old=first)
-    filler.add(2)
+    mirror_at = even_between(rng, 0, tail - 2)
+    filler.add(mirror_at)
     turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=mirrored)
     _log_other(conv, turn, slot, who, mirrored)
-    filler.add(tail - 2)
+    filler.add(tail - mirror_at)
     return conv.task(
         category="pressure", index=index, question=question_for(rng, slot.question, [conv.turns[evidence].content]),
         answer=answer, aliases=list(value_forms(answer)[1:]), slot=slot.name, evidence=[evidence], stale=[first],
@@ -244,7 +249,9 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
 def _in_passing(conv: Conversation, slot: Slot, value: str) -> None:
     """A typed mention whose value is `value`: heard in passing, meaning nothing yet."""
     # A statement naming one value, marked used so that the task's typed mentions never repeat it.
-    user, _ = conv.fresh([m for m in noise.MENTIONS[slot.kind] if m[1] is None and "{b}" not in m[0]])
+    # The longer half of them: a passing mention is not the shortest line naming a value.
+    lines = sorted((m for m in noise.MENTIONS[slot.kind] if m[1] is None and "{b}" not in m[0]), key=lambda m: len(m[0]))
+    user, _ = conv.fresh(lines[len(lines) // 2:])
     turn = conv.say(user, noise=True, a=value)
     conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
 
