@@ -2,7 +2,8 @@
 
 A slip is where a template spliced a phrase in the wrong shape: a capitalised word mid-sentence
 ("Over in My boss's team"), a doubled word ("a a Mazda", "at at the end"), "a" before a vowel
-sound ("a Opel"). The scan runs over every turn and question of the shipped set and of sets from
+sound ("a Opel"), a sentence that starts in lower case ("... a Kia Niro. a Fiat Panda was a
+mistake."), an article right after a word that cannot take one ("homemade a tomato tart"). The scan runs over every turn and question of the shipped set and of sets from
 other seeds, so a template added later is covered without editing this test.
 """
 
@@ -19,6 +20,11 @@ from memory_arena.tasks.vocab import CARS, CITIES, COMPANIES, MONTHS, PEOPLE, PE
 PROPER = frozenset(w for pool in (PEOPLE, CITIES, PETS, COMPANIES, CARS, MONTHS, WEEKDAYS) for v in pool for w in v.split())
 ALWAYS_CAPITAL = frozenset({"I", "I'm", "I've", "I'd", "I'll", "Spanish", "VW"})
 SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+")
+FULL_STOP = re.compile(r"(?<=[.!?])\s+")  # where a new sentence, and so a capital, begins
+ARTICLES = frozenset(("a", "an", "the"))
+# Words after which an article is a splice: other determiners, and adjectives the filler puts
+# before a food or an object.
+NO_ARTICLE_AFTER = frozenset(("a", "an", "the", "my", "your", "our", "their", "its", "some", "homemade", "fresh"))
 WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
 # Words that start with a vowel letter but a consonant sound, and the reverse.
 CONSONANT_SOUND = ("uni", "use", "usu", "eu", "one", "once")
@@ -26,7 +32,7 @@ VOWEL_SOUND = ("hour", "honest")
 
 
 def slips(text: str) -> list[str]:
-    found = []
+    found = [f"lower-case sentence start {s.split()[0]!r}" for s in FULL_STOP.split(text) if s[:1].islower()]
     for sentence in SENTENCE_END.split(text):
         words = WORD.findall(sentence)
         for previous, word in zip(words, words[1:]):
@@ -39,6 +45,8 @@ def slips(text: str) -> list[str]:
             if previous.casefold() == "a" and (word[0].casefold() in "aeiou" or word.casefold().startswith(VOWEL_SOUND)) \
                     and not word.casefold().startswith(CONSONANT_SOUND):
                 found.append(f"'a {word}'")
+            if word.casefold() in ARTICLES and previous.casefold() in NO_ARTICLE_AFTER:
+                found.append(f"article after {previous!r}")
             if previous.casefold() == "an" and word[0].casefold() not in "aeiou" and not word.casefold().startswith(VOWEL_SOUND):
                 found.append(f"'an {word}'")
     return found
@@ -50,6 +58,9 @@ def test_scanner_catches_slips():
     assert slips("Which desk was I at at the end of Monday?") == ["doubled word 'at'"]
     assert slips("I rented a Opel.") == ["capital mid-sentence 'Opel'", "'a Opel'"]
     assert slips("I waited an hour. It was a useful hour.") == []
+    assert slips("It's a Kia Niro. a Fiat Panda was a mistake.") == ["lower-case sentence start 'a'"]
+    assert slips("Kamal brought homemade a tomato tart.") == ["article after 'homemade'"]
+    assert slips("Note: spot 12, not spot 13. I gave her a lift.") == []
     assert slips("My sister lives in Lyon. Tomas drives a Kia Niro.") == []
 
 

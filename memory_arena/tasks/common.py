@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from .slots import Template
 from .vocab import CARS, CITIES, COMPANIES, KINDS, MONTHS, PEOPLE, PETS, WEEKDAYS
 from .filler_text import REPLIES
 
-GENERATOR_VERSION = "2.0.0"
+GENERATOR_VERSION = "2.0.1"
 DEFAULT_MAX_NOISE = 100
 """Most filler turns per task by default (the Recall@10/@50/@100 buckets)."""
 
@@ -250,19 +251,28 @@ def content_words(text: str) -> set[str]:
 
 
 def question_for(rng: random.Random, templates: tuple[str, ...], evidence: list[str], ignore: set[str] = frozenset()) -> str:
-    """A question template sharing no content word with the evidence turns, if the slot has one:
-    otherwise "the turn that shares most words with the question" would find the evidence, and
-    that is retrieval by surface, not memory. (Decoys may share words with it: they then draw
-    such a rule away.) Words of `ignore` (the asked person's name) do not count."""
+    """A question template sharing as few content words with the evidence turns as the slot's
+    templates allow (none, for most): otherwise "the turn that shares most words with the
+    question" would find the evidence, and that is retrieval by surface, not memory. (Decoys may
+    share words with it: they then draw such a rule away.) Words of `ignore` (the asked person's
+    name) do not count."""
     said = set().union(*(content_words(text) for text in evidence)) - content_words(" ".join(ignore))
-    apart = [t for t in templates if not content_words(t) & said]
-    return rng.choice(apart or templates)
+    shared = [len(content_words(t) & said) for t in templates]
+    fewest = min(shared)
+    return rng.choice([t for t, n in zip(templates, shared) if n == fewest])
+
+
+_SENTENCE_START = re.compile(r"(^|[.!?]\s+)([a-z])")
 
 
 def sentence(text: str) -> str:
-    """Capitalise the first letter: templates that open with `{who}` get "my sister" or a name,
-    and only the sentence start may turn "my" into "My"."""
-    return text[:1].upper() + text[1:]
+    """Capitalise the first letter of each sentence: templates that open a sentence with a slot
+    (`{who}`, `{old}`) get "my sister", a name or "the 5th floor", and only a sentence start
+    may turn "my" into "My" or "the" into "The"."""
+    text = text[:1].upper() + text[1:]
+    if ". " not in text and "! " not in text and "? " not in text:  # the common case, kept cheap
+        return text
+    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2).upper(), text)
 
 
 def mentions(text: str, value: str) -> bool:

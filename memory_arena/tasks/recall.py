@@ -18,7 +18,7 @@ from .schema import Task
 from .slots import SLOTS
 
 NAME = "recall"
-VERSION = 2
+VERSION = 3
 
 
 def depth_buckets(max_noise: int) -> list[tuple[int, int]]:

@@ -20,7 +20,7 @@ from .schema import Task
 from .vocab import FOODS
 
 NAME = "relational"
-VERSION = 2
+VERSION = 3
 KINDS = ("manager", "skip_level", "top")
 MAX_REPORTS = 2
 """Direct reports per manager."""
@@ -43,7 +43,7 @@ QUESTIONS = {
 CHART_SMALL_TALK = ("{n} is on holiday.", "{n} fixed the printer.", "{n} brought a puppy to the office.",
                     "{n} won the office pub quiz.", "{n} has started learning the cello.", "{n} cycles to work in any weather.",
                     "{n} made {food} for the whole team.", "{n} is back from a hiking trip.",
-                    "{n} brought homemade {food} to the team lunch.", "{n} is running a marathon next month.",
+                    "{n} brought {food} to the team lunch.", "{n} is running a marathon next month.",
                     "{n} recommended {food} at the new canteen.", "{n} hates mornings.",
                     "{n} collects stamps.", "{n} knits beautifully.")
 PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat {m} at darts.",
@@ -61,6 +61,12 @@ ELSEWHERE = ("At my sister's company, {n} reports to {m}.", "My neighbour says t
 NOT_PEOPLE = ("{n} manages the team's fantasy football league.", "{n} is in charge of the office plants.",
               "{n} runs the book club at work.", "{n} manages the coffee fund.", "{n} looks after the office aquarium.",
               "{n} manages the booking of the meeting rooms.")
+
+
+SUBJECT_LINES = {"manager": (8, 11), "skip_level": (4, 6), "top": (4, 6)}
+"""How many small-talk lines name the asked person. A manager question's evidence names the asked
+person too, so "the last line naming them" would find it one time in as many lines as name them:
+that many must come close to the number of candidates, or the rule beats chance."""
 
 
 def _chart(rng: random.Random, depth: int, size: int) -> dict[int, int]:
@@ -101,7 +107,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     outsiders = [conv.draw("person") for _ in range(rng.randint(3, 5))]
     everyone = names + outsiders
     others = [n for n in range(len(everyone)) if n != subject]
-    lines: list[tuple[str, tuple[int, ...]]] = [("pair", (subject, rng.choice(others))) for _ in range(rng.randint(4, 6))]
+    lines: list[tuple[str, tuple[int, ...]]] = [("pair", (subject, rng.choice(others))) for _ in range(rng.randint(*SUBJECT_LINES[kind]))]
     strangers = list(range(size, len(everyone)))
     for _ in range(rng.randint(1, 2)):
         lines.append(("elsewhere", tuple(rng.sample(strangers, 2))))

@@ -21,7 +21,7 @@ from .slots import Slot
 from .vocab import WEEKDAYS
 
 NAME = "temporal"
-VERSION = 2
+VERSION = 3
 QUESTION_KINDS = ("current", "as_of_day", "as_of_day", "current", "as_of_day")
 """Two in five questions ask the current value, balanced per block of five tasks."""
 
