@@ -30,6 +30,7 @@ fills the space between, so the evidence sits anywhere and the history reaches i
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
@@ -164,8 +165,16 @@ class History:
                 for decoy in noise.decoy_queue(conv, slot, fixes=fixes, facts=slot.state + slot.update):
                     plan.append((rng.random() * scale, len(plan), self._decoy(decoy)))
         outsiders = [conv.draw("person") for _ in range(4)]
-        for _ in range(rounds * 4):
-            pair = rng.sample(names + outsiders, 2)
+        # Every chart person turns up in small talk with others, several times per 16k tokens and
+        # throughout, as in the canonical relational tasks: "the last line naming the asked
+        # person" or "the name said most" is not their reporting line.
+        # Each is named equally often in all (edges included, within one), as the canonical
+        # relational builder does, so that the most-named person is no manager more than by chance.
+        said = Counter(names[n] for edge in chart for n in edge)
+        target = max(said.values()) + 2 + 2 * rounds
+        for person in [n for n in names for _ in range(target - said[n])]:
+            pair = [person, rng.choice([p for p in names + outsiders if p != person])]
+            rng.shuffle(pair)
             line = relational._small_talk(relational.PAIR_SMALL_TALK, *pair, outsiders=[p for p in pair if p in outsiders])
             plan.append((rng.random() * scale, len(plan), self._decoy(line)))
         plan.sort(key=lambda item: (item[0], item[1]))
