@@ -35,6 +35,8 @@ from memory_arena import importers
 from memory_arena.systems import (SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id,
                                   url_problem)
 from memory_arena.systems.retrieval import percentile, summarise, turn_ranking
+from memory_arena.suites import SUITE_NAMES, SUITES, generate_suite, history_user
+from memory_arena.verifier.suite_metrics import distance_bucket
 from memory_arena.systems.session_metrics import (DEFAULT_KS, MEASURES, bench_record, has_sessions, parse_ks,
                                                   search_depth, summarise_sessions)
 from memory_arena.tasks.schema import CATEGORIES, DatasetError, Task, load_tasks
@@ -79,17 +81,26 @@ def bench_system(system: MemorySystem, tasks: Iterable[Task], k: int,
     bounded over a long imported file; MemoryArena's own tasks stay ingested."""
 
     records, timings = [], []
+    ingested: set[str] = set()
     for done, task in enumerate(tasks, 1):
-        user = task_user_id(task)
-        add_seconds = ingest_task(system, task, user)
+        # A long-horizon history is ingested once and searched for each of its questions.
+        shared = history_user(task)
+        user = shared or task_user_id(task)
+        add_seconds = [] if shared in ingested else ingest_task(system, task, user)
+        if shared:
+            ingested.add(shared)
         start = time.perf_counter()
         memories = system.search(user, task.question, search_depth(task, k))
         search_seconds = time.perf_counter() - start
         records.append(bench_record(task, turn_ranking(task, memories), k, ks))
+        if "token_distance" in task.meta:  # docs/suites.md: hit and stale-rank by token distance
+            records[-1]["distance"] = distance_bucket(task.meta["token_distance"])
         if system.can_forget and has_sessions(task):  # an imported haystack: keep memory bounded
             system.reset(user)
         timings.append({"id": task.id, "category": task.category,
                         "add_ms": [s * 1000 for s in add_seconds], "search_ms": search_seconds * 1000})
+        if shared:
+            timings[-1]["history_ingest"] = bool(add_seconds)  # the one task that ingested its history
         on_task(done)
     return records, timings
 
@@ -168,7 +179,13 @@ def system_scorecard(name: str, summary: dict[str, Any], timing: dict[str, Any])
     ]
     if "sessions" in summary:
         parts += [SESSION_NOTE, session_table("category", list(summary["sessions"].items()), summary["session_k"])]
+    if "distance" in summary:  # docs/suites.md: the same metrics by token distance to the question
+        parts.append(_table(["token distance", *metric_header(k)], [[d, *metric_cells(m)] for d, m in summary["distance"].items()]))
     parts.append(_table(["category", *LATENCY_HEADER], [[g, *latency_cells(timing[g])] for g in groups]))
+    if "history_ingest" in timing:
+        h = timing["history_ingest"]
+        parts.append(f"Ingest of one history (once per history, {h['histories']} histories): p50 {h['p50_ms']} ms, "
+                     f"max {h['max_ms']} ms.")
     return "\n\n".join(parts) + "\n"
 
 
@@ -213,7 +230,13 @@ def write_system(out: Path, name: str, system: MemorySystem, k: int, records: li
     if any("sessions" in r for r in records):  # an imported dataset
         summary["session_k"] = list(ks)
         summary["sessions"] = by_category(records, lambda rows: summarise_sessions(rows, ks))
+    if any("distance" in r for r in records):  # a long-horizon suite (docs/suites.md)
+        summary["distance"] = {label: summarise(rows) for label, rows in _by_distance(records).items()}
     timing = by_category(timings, latency_summary)
+    firsts = [sum(t["add_ms"]) for t in timings if t.get("history_ingest")]
+    if firsts:  # ingest of one whole history, once per history; its other questions ingest nothing
+        timing["history_ingest"] = {"histories": len(firsts), "p50_ms": _ms(percentile(firsts, 50)),
+                                    "max_ms": _ms(max(firsts))}
     with open(folder / "tasks.jsonl", "w", encoding="utf-8") as fh:
         for r in records:
             fh.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -221,6 +244,14 @@ def write_system(out: Path, name: str, system: MemorySystem, k: int, records: li
     _dump(folder / "timing.json", timing)
     (folder / "scorecard.md").write_text(system_scorecard(name, summary, timing), encoding="utf-8")
     return summary, timing
+
+
+def _by_distance(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(record["distance"], []).append(record)
+    order = ["1k", "8k", "32k", "128k", "128k+"]
+    return {label: groups[label] for label in order if label in groups}
 
 
 # -- CLI -----------------------------------------------------------------------------------
@@ -232,6 +263,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--categories", nargs="+", metavar="CATEGORY",
                         help=f"categories to run (default all): {' '.join(CATEGORIES)}")
     parser.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks per category")
+    parser.add_argument("--suite", choices=SUITE_NAMES, default=None,
+                        help="an optional suite generated in memory with its defaults (docs/suites.md): long "
+                             "(each history ingested once, its questions searched) or forget")
     parser.add_argument("--dataset", metavar="DIR_OR_FORMAT:PATH",
                         help="folder of <category>.jsonl files (default: the shipped dataset), or a public-format "
                              f"file as FORMAT:PATH with FORMAT one of {', '.join(importers.FORMATS)} "
@@ -281,6 +315,16 @@ def select_tasks(args: argparse.Namespace) -> Sequence[Task] | importers.Selecti
         categories = [c.strip() for arg in args.categories for c in arg.split(",") if c.strip()]
         if not categories:
             raise ValueError(f"--categories needs at least one of {', '.join(CATEGORIES)}")
+    suite = getattr(args, "suite", None)
+    if suite not in (None, "canonical"):
+        if args.dataset:
+            raise ValueError("give --suite or --dataset, not both")
+        unknown = [c for c in categories or () if c not in SUITES[suite].files]
+        if unknown:
+            raise ValueError(f"unknown category '{unknown[0]}' of the {suite} suite; choose from {', '.join(SUITES[suite].files)}")
+        _note(f"generating the {suite} suite in memory")
+        tasks = [t for t in generate_suite(suite) if categories is None or t.category in categories]
+        return _limited(tasks, args.limit)
     parsed = importers.split_spec(args.dataset) if args.dataset else None
     if parsed is not None:  # the categories of an imported file are its question types
         return importers.ImportedDataset(*parsed, report=_note).select(categories, args.limit)
@@ -288,14 +332,18 @@ def select_tasks(args: argparse.Namespace) -> Sequence[Task] | importers.Selecti
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown:
             raise ValueError(f"unknown category '{unknown[0]}'; choose from {', '.join(CATEGORIES)}")
-    tasks = load_tasks(args.dataset, categories)
-    if args.limit is None:
+    return _limited(load_tasks(args.dataset, categories), args.limit)
+
+
+def _limited(tasks: list[Task], limit: int | None) -> list[Task]:
+    """At most `limit` tasks per category, in order."""
+    if limit is None:
         return tasks
     kept: dict[str, int] = {}
     out = []
     for task in tasks:
         kept[task.category] = kept.get(task.category, 0) + 1
-        if kept[task.category] <= args.limit:
+        if kept[task.category] <= limit:
             out.append(task)
     return out
 
