@@ -62,6 +62,11 @@ class Cluster:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def restart(self) -> None:
+        """Stop the server (cutting every connection) and start it again on the same port."""
+        subprocess.run([*self.run_as, self.pg_ctl, "-D", str(self.folder / "data"), "-m", "fast", "-w", "restart",
+                        "-l", str(self.folder / "server.log")], check=True, capture_output=True, timeout=120)
+
     def stop(self) -> None:
         subprocess.run([*self.run_as, self.pg_ctl, "-D", str(self.folder / "data"), "-m", "immediate", "stop"],
                        capture_output=True, timeout=60)

@@ -282,3 +282,22 @@ def test_an_unreachable_postgresql_is_one_line_without_the_password(tmp_path: Pa
                           capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "cannot connect to PostgreSQL" in proc.stderr and "hunter2" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_postgresql_restart_fails_only_what_was_in_flight(cluster) -> None:
+    store = open_store(cluster.create_database(f"restart_{os.getpid()}"))
+    try:
+        assert store.commit_batch([request("u", "r1", "before")]) == [True]
+        cluster.restart()
+        # The connections were cut: their next use fails (a 500, which clients retry), then they
+        # are opened again.
+        with pytest.raises(Exception, match="terminating connection"):
+            store.commit_batch([request("u", "r2", "cut")])
+        with pytest.raises(Exception, match="terminating connection"):
+            store.user_version("u")
+        assert store.commit_batch([request("u", "r2", "after")]) == [True]
+        assert [m["content"] for a in store.adds_between("u", 0, store.user_version("u")) for m in a.messages] == \
+            ["before", "after"]
+    finally:
+        store.close()
