@@ -301,3 +301,24 @@ def test_a_postgresql_restart_fails_only_what_was_in_flight(cluster) -> None:
             ["before", "after"]
     finally:
         store.close()
+
+
+def alive(pid: int) -> bool:
+    """Running (an exited process nobody has reaped yet is a zombie: not running)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+def test_workers_stop_when_the_server_process_is_killed(tmp_path: Path) -> None:
+    running = start_reference(tmp_path, "--workers", "2")
+    workers = [conn.worker for conn in one_per_worker(running.url, 2)]
+    running.kill9()  # the supervisor cannot stop its workers: they must notice and stop themselves
+    deadline = time.monotonic() + 30
+    while any(map(alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)], "workers outlived the server"
+    with pytest.raises(OSError):
+        Conn(running.url)

@@ -33,9 +33,11 @@ import json
 import logging
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,7 +351,23 @@ def app_from_environment() -> Any:
     """The app of one worker of `--workers N`, configured by the parent through `CONFIG_ENV`."""
     settings = json.loads(os.environ[CONFIG_ENV])
     key_env = settings.pop("api_key_env")
-    return create_app(ServerConfig(api_key=os.environ[key_env] if key_env else None, **settings))
+    app = create_app(ServerConfig(api_key=os.environ[key_env] if key_env else None, **settings))
+    _exit_with_parent()
+    return app
+
+
+def _exit_with_parent(interval: float = 1.0) -> None:
+    """Stop this worker gracefully once its parent is gone. uvicorn's supervisor stops its
+    workers when it is stopped, but one killed with SIGKILL cannot: its workers would go on
+    holding the port and the database with nobody to stop them."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="memory-arena-parent-watch", daemon=True).start()
 
 
 BANNER = "memory-arena serve: listening on {url}"
