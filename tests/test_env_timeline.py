@@ -6,8 +6,9 @@ retrieved memories (`first_candidate` mode, candidates: the answer, its aliases 
 superseded values): it tells the asked fact from other people's and other things' (it reads
 meaning) but not which of its values is current, so it trusts the system's order. With
 `hybrid` a superseded value often comes first; with `timeline` the current one does more
-often, so the same model scores higher on each of update, contradiction and temporal. The test recomputes each retrieval in process, checks that every request showed
-exactly those memories (older versions marked as such) and that every reward is the scorer's
+often, so the same model scores higher on each of update, contradiction and temporal. The
+test recomputes each retrieval in process, checks that every request showed exactly those
+memories (older versions marked as such) and that every reward is the scorer's
 value of the reply those memories imply. A fast test checks, under either verifiers version
 without the dense extra, that both adapters show the older-version marks of any system.
 """

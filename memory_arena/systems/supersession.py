@@ -62,18 +62,24 @@ _NOT_VALUE = frozenset({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"})
 def _is_value_token(word: str, opens_sentence: bool) -> bool:
     if any(c.isdigit() for c in word):
         return True
-    return word[0].isupper() and not opens_sentence and word.casefold() not in _NOT_VALUE
+    folded = word.casefold()
+    # A weekday says when, not what ("last Sunday"): it is the time of a statement, not its value.
+    return (word[0].isupper() and not opens_sentence and folded not in _NOT_VALUE
+            and folded.rstrip("s") not in WEEKDAYS)
 
 
 def value_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each value in `text`: a run of value tokens separated only by spaces."""
+    """(start, end) of each value in `text`: a run of value tokens separated only by spaces,
+    or numbers joined by a colon, slash or dot ("27:12", "12/05")."""
     spans: list[tuple[int, int]] = []
     for match in _TOKEN.finditer(text):
         before = text[:match.start()].rstrip()
         opens = not before or before[-1] in _OPENERS
         if not _is_value_token(match.group(), opens):
             continue
-        if spans and text[spans[-1][1]:match.start()].isspace() and not opens:
+        gap = text[spans[-1][1]:match.start()] if spans else ""
+        numeric = gap in (":", "/", ".") and text[spans[-1][1] - 1].isdigit() and match.group()[0].isdigit()
+        if spans and ((gap.isspace() and not opens) or numeric):
             spans[-1] = (spans[-1][0], match.end())
         else:
             spans.append((match.start(), match.end()))

@@ -4,18 +4,21 @@
 A relevance ranking has no sense of time: the first statement of a fact is often phrased
 more like the question than the change that replaced it, and ranks above it. `timeline`
 ranks every memory as `hybrid` does, then links each retrieved memory to its newer versions
-anywhere in the history (`supersession`): a message saying the same thing with other values
-(cosine of the value-masked embeddings at least `SAME_FRAME`), a correction of it, or a
-message naming its value beside a new one. At the place of a thing's best-ranked version
-comes its current version (the newest; for a question naming a weekday, the newest said by
-the end of that day), followed by up to `OLDER_SHOWN` older versions, each returned with
+anywhere in the history (`supersession`): a message of the same subject saying the same
+thing with other values (cosine of the value-masked embeddings at least `SAME_FRAME`, or
+`ANCHORED_FRAME` when both name the same subject value in the same place), a correction of
+it (or of a recap of it), or a message naming its value beside a new one with a word of
+change or denial. At the place of a thing's best-ranked version comes its current version
+(the newest; for a question naming a weekday, the newest said by the end of that day), then
+the best-ranked version and up to `OLDER_SHOWN` other older versions, each returned with
 `superseded_by` set to the current version's id. Other memories keep their hybrid order.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
-value-masked embedding and what supersession reads (its values, whether it corrects), all
-computed once, when the first search after its Add extends the index. Needs the `dense`
-extra (the static embeddings and bm25s, as `hybrid`).
+value-masked embedding and what supersession reads (its values, subject, cues), computed
+once, in the Add that brings it (`index_on_add`), so that the first search after an Add
+costs what a repeated one does. Needs the `dense` extra (the static embeddings and bm25s,
+as `hybrid`).
 """
 
 from __future__ import annotations
@@ -29,12 +32,16 @@ from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
 from memory_arena.systems.text import tokenize
 from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, order_versions,
-                                               replaces, restated, same_subject, statement)
+                                               replaces, resolved, restated, same_subject, statement)
 
 SAME_FRAME = 0.75
 """Cosine of value-masked embeddings above which two messages that set values say the same
 thing with other values ("My running partner is _" and "My new running partner is _")."""
 
+ANCHORED_FRAME = 0.3
+"""The same, for statements that name a subject beside their value and share it in the same
+place ("my 5K best is 27:12", "beat my 5K record again, 25:50"): the shared subject carries
+the link, so a loosely related frame is enough."""
 FRAME_WORDS = 2
 """Content words a value-masked message of no known subject needs before its frame links it
 to anything ("_ kept" could be about anything; "my accountant is _" is about the speaker's)."""
@@ -117,8 +124,12 @@ class TimelineSystem(HybridSystem):
             after = np.arange(position + 1, len(statements))
             out = set(corrected_by.get(position, []))
             if not me.correction:  # a correction's frame ("no, it's _") says nothing of its topic
-                same = after[index.frames[position + 1:] @ index.frames[position] >= SAME_FRAME]
-                out.update(int(q) for q in same if not statements[q].correction and same_subject(me, statements[q], index.known))
+                sims = index.frames[position + 1:] @ index.frames[position]
+                anchored = len(resolved(me, index.known)) > 1  # "Jo's 5K best is 27:12": a subject to share
+                same = after[sims >= (ANCHORED_FRAME if anchored else SAME_FRAME)]
+                out.update(int(q) for q in same if not statements[q].correction
+                           and same_subject(me, statements[q], index.known)
+                           and (sims[q - position - 1] >= SAME_FRAME or statements[q].values != me.values))
             out.update(q for q in range(position + 1, len(statements)) if replaces(statements[q], me))
             return sorted(out)
 
