@@ -9,9 +9,12 @@ question searched with `top_k = K`, and the ranking scored against `meta.evidenc
 
 - `tasks.jsonl`: one scored record per task (ranking as turn indices, metrics);
 - `summary.json`: the metrics per category and overall;
-- `timing.json`: Add (per session) and Search latency p50/p95 per category and overall; the
-  Search is the first after the task's Adds, so it includes any indexing a system defers to
-  it (the built-in systems index lazily, on that search);
+- `timing.json`: the fair clock (docs/memory-systems.md, "The fair clock"), p50/p95 per
+  category and overall: Add per session; ingest per task (its Adds and the flush); the first
+  Search after them, which includes any indexing a system defers to it (the built-in systems
+  index lazily, on that search); ingest + first Search, the figure that compares a system that
+  embeds on add with one that indexes on first search; and repeated Searches of the same
+  question on the built index; plus the run's total ingest + first-Search seconds;
 - `scorecard.md`: the two tables, metrics and latencies.
 
 `tasks.jsonl` and `summary.json` hold no time measurement: the same system on the same
@@ -32,8 +35,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from memory_arena import importers
-from memory_arena.systems import (SYSTEMS, MemorySystem, build_system, ingest_task, is_url, task_user_id,
-                                  url_problem)
+from memory_arena.systems import (ADAPTERS, SYSTEMS, MemorySystem, build_system, check_name, ingest_task, is_url,
+                                  plugins, system_class, task_user_id)
+from memory_arena.systems.ingest import IngestTiming
 from memory_arena.systems.retrieval import percentile, summarise, turn_ranking
 from memory_arena.suites import SUITE_NAMES, SUITES, generate_suite, history_user
 from memory_arena.verifier.suite_metrics import distance_bucket
@@ -72,6 +76,10 @@ class Progress:
             self.stream.flush()
 
 
+REPEATED_SEARCHES = 2
+"""Searches of the same question after the first, timed apart: the latency of a built index."""
+
+
 def bench_system(system: MemorySystem, tasks: Iterable[Task], k: int,
                  on_task: Callable[[int], None] = lambda done: None,
                  ks: Sequence[int] = DEFAULT_KS) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -79,28 +87,35 @@ def bench_system(system: MemorySystem, tasks: Iterable[Task], k: int,
     question is searched for its whole haystack and also scored per session at each of `ks`
     (`systems.session_metrics`) and its user forgotten after its searches, so that memory stays
     bounded over a long imported file; MemoryArena's own tasks stay ingested."""
-
     records, timings = [], []
     ingested: set[str] = set()
     for done, task in enumerate(tasks, 1):
         # A long-horizon history is ingested once and searched for each of its questions.
         shared = history_user(task)
         user = shared or task_user_id(task)
-        add_seconds = [] if shared in ingested else ingest_task(system, task, user)
+        ingest = IngestTiming([], 0.0) if shared in ingested else ingest_task(system, task, user)
         if shared:
             ingested.add(shared)
         start = time.perf_counter()
         memories = system.search(user, task.question, search_depth(task, k))
         search_seconds = time.perf_counter() - start
+        repeats = []
+        for _ in range(REPEATED_SEARCHES):
+            start = time.perf_counter()
+            system.search(user, task.question, search_depth(task, k))
+            repeats.append(time.perf_counter() - start)
         records.append(bench_record(task, turn_ranking(task, memories), k, ks))
         if "token_distance" in task.meta:  # docs/suites.md: hit and stale-rank by token distance
             records[-1]["distance"] = distance_bucket(task.meta["token_distance"])
         if system.can_forget and has_sessions(task):  # an imported haystack: keep memory bounded
             system.reset(user)
-        timings.append({"id": task.id, "category": task.category,
-                        "add_ms": [s * 1000 for s in add_seconds], "search_ms": search_seconds * 1000})
+        ingest_seconds = sum(ingest.adds) + ingest.flush
+        timings.append({"id": task.id, "category": task.category, "add_ms": [s * 1000 for s in ingest.adds],
+                        "flush_ms": ingest.flush * 1000, "ingest_ms": ingest_seconds * 1000,
+                        "search_ms": search_seconds * 1000, "ready_ms": (ingest_seconds + search_seconds) * 1000,
+                        "repeat_search_ms": [s * 1000 for s in repeats]})
         if shared:
-            timings[-1]["history_ingest"] = bool(add_seconds)  # the one task that ingested its history
+            timings[-1]["history_ingest"] = bool(ingest.adds)  # the one task that ingested its history
         on_task(done)
     return records, timings
 
@@ -117,10 +132,15 @@ def by_category(rows: Sequence[dict[str, Any]], fn: Callable[[list[dict[str, Any
 
 def latency_summary(timings: list[dict[str, Any]]) -> dict[str, Any]:
     adds = [ms for t in timings for ms in t["add_ms"]]
-    searches = [t["search_ms"] for t in timings]
-    return {"adds": len(adds), "searches": len(searches),
-            "add_p50_ms": _ms(percentile(adds, 50)), "add_p95_ms": _ms(percentile(adds, 95)),
-            "search_p50_ms": _ms(percentile(searches, 50)), "search_p95_ms": _ms(percentile(searches, 95))}
+    series = {"add": adds, "ingest": [t["ingest_ms"] for t in timings], "search": [t["search_ms"] for t in timings],
+              "ready": [t["ready_ms"] for t in timings],
+              "repeat_search": [ms for t in timings for ms in t["repeat_search_ms"]]}
+    out: dict[str, Any] = {"adds": len(adds), "searches": len(timings)}
+    for name, values in series.items():
+        out[f"{name}_p50_ms"] = _ms(percentile(values, 50))
+        out[f"{name}_p95_ms"] = _ms(percentile(values, 95))
+    out["total_s"] = round(sum(series["ready"]) / 1000, 2)
+    return out
 
 
 def _ms(x: float | None) -> float | None:
@@ -152,11 +172,14 @@ def metric_cells(m: dict[str, Any]) -> list[Any]:
             m["stale_rank_rate"]]
 
 
-LATENCY_HEADER = ["Add p50 ms", "Add p95 ms", "Search p50 ms", "Search p95 ms"]
+LATENCY_HEADER = ["Add p50 ms", "ingest p50 ms", "first Search p50 ms", "ingest + first Search p50 / p95 ms",
+                  "repeated Search p50 / p95 ms", "total s"]
 
 
 def latency_cells(t: dict[str, Any]) -> list[Any]:
-    return [t["add_p50_ms"], t["add_p95_ms"], t["search_p50_ms"], t["search_p95_ms"]]
+    return [t["add_p50_ms"], t["ingest_p50_ms"], t["search_p50_ms"],
+            f"{_cell(t['ready_p50_ms'])} / {_cell(t['ready_p95_ms'])}",
+            f"{_cell(t['repeat_search_p50_ms'])} / {_cell(t['repeat_search_p95_ms'])}", t["total_s"]]
 
 
 SESSION_NOTE = ("Session-level retrieval (LongMemEval's definitions: any / all gold sessions among the first k "
@@ -207,7 +230,8 @@ def combined_scorecard(results: list[tuple[str, dict[str, Any], dict[str, Any]]]
     if "sessions" in results[0][1]:
         parts += [SESSION_NOTE, session_table("system", [(n, s["sessions"]["overall"]) for n, s, _ in results],
                                               results[0][1]["session_k"])]
-    parts += ["Latency (wall time on this machine; not part of the scored results):",
+    parts += ["Latency (wall time on this machine, not part of the scored results; ingest = a task's Adds and "
+              "flush, total = ingest + first Search over all tasks):",
               _table(["system", *LATENCY_HEADER], [[n, *latency_cells(t["overall"])] for n, _, t in results])]
     return "\n\n".join(parts) + "\n"
 
@@ -233,7 +257,7 @@ def write_system(out: Path, name: str, system: MemorySystem, k: int, records: li
     if any("distance" in r for r in records):  # a long-horizon suite (docs/suites.md)
         summary["distance"] = {label: summarise(rows) for label, rows in _by_distance(records).items()}
     timing = by_category(timings, latency_summary)
-    firsts = [sum(t["add_ms"]) for t in timings if t.get("history_ingest")]
+    firsts = [t["ingest_ms"] for t in timings if t.get("history_ingest")]
     if firsts:  # ingest of one whole history, once per history; its other questions ingest nothing
         timing["history_ingest"] = {"histories": len(firsts), "p50_ms": _ms(percentile(firsts, 50)),
                                     "max_ms": _ms(max(firsts))}
@@ -257,8 +281,13 @@ def _by_distance(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]
 # -- CLI -----------------------------------------------------------------------------------
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--system", required=True, metavar="NAME_OR_URL",
-                        help=f"memory system(s), comma-separated: {', '.join(SYSTEMS)}, 'all' (every built-in) "
-                             "or the base URL of an Add/Search service (http://HOST:PORT)")
+                        help=f"memory system(s), comma-separated: {', '.join(SYSTEMS)}, 'all' (every built-in), "
+                             f"a library adapter ({', '.join(ADAPTERS)}), a plugin (package.module:ClassName or "
+                             "the name an installed package registers) or the base URL of an Add/Search service "
+                             "(http://HOST:PORT)")
+    parser.add_argument("--system-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="constructor option of the system(s), repeatable; VALUE is read as JSON when it is "
+                             "JSON (10, true, [1,2]) and as text otherwise")
     parser.add_argument("--k", type=positive_int, default=10, help="memories retrieved per question (default 10)")
     parser.add_argument("--categories", nargs="+", metavar="CATEGORY",
                         help=f"categories to run (default all): {' '.join(CATEGORIES)}")
@@ -285,16 +314,22 @@ def parse_systems(text: str) -> list[str]:
         raise ValueError("--system needs at least one system name or URL")
     out: list[str] = []
     for name in names:
-        expanded = list(SYSTEMS) if name == "all" else [name]
-        for n in expanded:
-            if not is_url(n) and n not in SYSTEMS:
-                raise ValueError(f"unknown memory system '{n}'; choose from {', '.join(SYSTEMS)}, all, "
-                                 "or give an http:// URL of an Add/Search service")
-            problem = url_problem(n) if is_url(n) else None
-            if problem:
-                raise ValueError(f"'{n}' is not a usable URL: {problem}")
+        for n in list(SYSTEMS) if name == "all" else [name]:
+            check_name(n)
             if n not in out:
                 out.append(n)
+    return out
+
+
+def system_options(names: list[str], pairs: list[str], api_key: str | None) -> dict[str, dict[str, Any]]:
+    """Each system's constructor options, checked against its class before the long run (the
+    class is imported here: a missing extra or plugin module fails now, not after an hour)."""
+    options = plugins.parse_options(pairs)
+    out = {}
+    for name in names:
+        mine = {**options, **({"api_key": api_key} if is_url(name) else {})}
+        plugins.check_options(system_class(name), mine, f"memory system {name!r}")
+        out[name] = mine
     return out
 
 
@@ -371,6 +406,12 @@ def run(args: argparse.Namespace) -> int:
         api_key = os.environ.get(args.api_key_env, "")
         if not api_key.strip():
             return _error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset", 2)
+    try:
+        options = system_options(names, args.system_option, api_key)
+    except ValueError as exc:
+        return _error(str(exc).rstrip("."), 2)
+    except (ImportError, RuntimeError) as exc:
+        return _error(str(exc), 1)
     out = Path(args.out)
     try:  # fail before a long run, not after it
         out.mkdir(parents=True, exist_ok=True)
@@ -379,8 +420,8 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for name in names:
         try:
-            system = build_system(name, api_key=api_key) if is_url(name) else build_system(name)
-        except (ImportError, RuntimeError) as exc:
+            system = build_system(name, options[name])
+        except (ImportError, RuntimeError, ValueError) as exc:  # the constructor refused its options
             return _error(f"{name}: {exc}", 1)
         try:
             progress = Progress(len(tasks), f"bench {name}")

@@ -41,7 +41,9 @@ def load_environment(**kwargs: Any):
         seed, n: regenerate n tasks per category with this seed instead of the shipped files.
         system_prompt: replaces the built-in instructions.
         chunk_turns, window: stream delivery shape (defaults in `memory_arena.envs.core`).
-        memory_system: a built-in memory system (full-context, grep, bm25, dense, hybrid) or
+        memory_system: a built-in memory system (full-context, grep, bm25, dense, hybrid, minilm),
+            a library adapter (mem0, chroma, qdrant), a plugin ("package.module:ClassName" or a
+            name an installed package registers in the `memory_arena.systems` entry points) or
             the http(s) URL of an Add/Search service: the conversation is ingested there and
             the model sees the `top_k` memories it retrieves for the question (in the system's
             order, each with its time) instead of the conversation. Not with stream delivery
@@ -50,6 +52,7 @@ def load_environment(**kwargs: Any):
         suite: "canonical" (default, the shipped 500), "long" or "forget" (docs/suites.md): an
             optional suite, generated on demand (`n` tasks per file, `seed`); `categories`
             then picks among the suite's files. Scored apart from the Memory Score.
+        memory_system_options: constructor options of `memory_system`, a dict.
         any keyword the framework's environment takes: verifiers 0.3's environment constructor
             arguments (`max_turns`, `timeout_seconds`, `sampling_args`, ...); verifiers 0.4's env
             config fields (`timeout`, `retries`, `agent`, ...) and agent settings (`max_turns`,

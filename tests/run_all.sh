@@ -8,6 +8,8 @@
 #   v04: verifiers 0.4.0 and every optional extra; runs the full suite, slow tests included.
 #        (The dense system distils its model once into ~/.cache/memory-arena on first use, 30 s to 3 min.)
 #   v03: verifiers 0.3.1; runs the tests marked `verifiers` (the environment on the classic API).
+#   adapters: the mem0, Chroma and Qdrant libraries (kept out of v04: their pins are their own);
+#        runs the tests marked `adapters`.
 # Installs are skipped when the pins have not changed since the last run (a stamp file).
 # Set MEMORY_ARENA_FAST=1 to skip the tests marked `slow`.
 set -euo pipefail
@@ -16,6 +18,7 @@ root=$(pwd)
 venvs=${MEMORY_ARENA_VENVS:-$root/.venvs}
 python=${PYTHON:-python3}
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PRIME_DISABLE_VERSION_CHECK=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export MEM0_TELEMETRY=False ANONYMIZED_TELEMETRY=False  # the adapters turn both off too; never phone home from CI
 
 say() { printf '\n== %s ==\n' "$*"; }
 
@@ -53,6 +56,7 @@ system_packages() {
 system_packages
 venv v04 -e ".[test,server,postgres,bm25,report,dense]" "verifiers==0.4.0" uv  # uv runs the 0.4 chat harness
 venv v03 -e ".[test,server]" "verifiers==0.3.1"
+venv adapters -e ".[test,mem0,chroma,qdrant]" "verifiers==0.4.0"
 
 marker=()
 [ "${MEMORY_ARENA_FAST:-0}" = 1 ] && marker=(-m "not slow")
@@ -63,3 +67,7 @@ say "suite on verifiers 0.4.0"
 say "environment tests on verifiers 0.3.1"
 if [ ${#marker[@]} -gt 0 ]; then marker=(-m "verifiers and not slow"); else marker=(-m verifiers); fi
 "$venvs/v03/bin/python" -m pytest -q -p no:cacheprovider "${marker[@]}"
+
+say "library adapters (mem0, Chroma, Qdrant) in their own venv"
+if [ "${MEMORY_ARENA_FAST:-0}" = 1 ]; then marker=(-m "adapters and not slow"); else marker=(-m adapters); fi
+"$venvs/adapters/bin/python" -m pytest -q -p no:cacheprovider "${marker[@]}" tests/test_adapters.py

@@ -144,8 +144,8 @@ def test_progress_is_a_bar_on_a_tty_and_lines_otherwise():
     assert "#" * 30 in text
 
 
-@pytest.mark.parametrize("name", list(SYSTEMS))
-def test_every_built_in_system_on_a_handful_of_tasks(name, shipped_tasks):
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "minilm" else n for n in SYSTEMS])
+def test_every_built_in_system_on_a_handful_of_tasks(name, shipped_tasks):  # minilm embeds ~1,000 turns: slow
     system = built(name)
     tasks = [t for t in shipped_tasks if t.index < 3]
     records, timings = bench.bench_system(system, tasks, 10)

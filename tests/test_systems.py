@@ -165,7 +165,7 @@ def test_retrieve_for_task_is_safe_for_concurrent_rollouts_of_one_task(name):
     assert system._users == {}  # every scratch user was forgotten
 
 
-@pytest.mark.parametrize("name", list(SYSTEMS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "minilm" else n for n in SYSTEMS])
 def test_history_without_content_words_is_searchable(name):
     # Regression: bm25s cannot index a corpus with an empty vocabulary, so bm25 and hybrid
     # raised "max() arg is an empty sequence" (a 500 on the server) until a content word came.
@@ -176,7 +176,8 @@ def test_history_without_content_words_is_searchable(name):
         assert got == []
     else:  # the ranking systems still return every memory, in a fixed order
         assert sorted(m["content"] for m in got) == ["the, a!", "👍"]
-    assert system.search("u", "👍", 5) == got
+    if name != "minilm":  # the others read content words only; minilm reads "👍" too, and finds it
+        assert system.search("u", "👍", 5) == got
     system.add("u", "1", [{"role": "user", "content": "thumbs up from the team"}])
     assert system.search("u", "thumbs", 5)[0]["content"] == "thumbs up from the team"
 

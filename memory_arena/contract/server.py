@@ -91,11 +91,14 @@ class MemoryService:
     """The store, its writer thread and this worker's search backend, tied to one event loop."""
 
     def __init__(self, store: Store, backend_name: str) -> None:
-        from memory_arena.systems import build_system
+        from memory_arena.systems import SYSTEMS, build_system
 
         self._store = store
         self.backend_name = backend_name
         self._backend = build_system(backend_name)
+        # The built-in systems number a user's memories 0, 1, 2, ... in arrival order; an
+        # adapter or plugin has ids of its own, which are passed on as they are.
+        self._positional = backend_name in SYSTEMS
         self._cache: dict[str, _Cached] = {}
         _warm_up(backend_name)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,7 +128,7 @@ class MemoryService:
         if not cached.ids:
             return []
         found = self._backend.search(user_id, query, top_k)
-        return [{"id": cached.ids[int(m["id"])], "content": m["content"], "score": m["score"],
+        return [{"id": cached.ids[int(m["id"])] if self._positional else m["id"], "content": m["content"], "score": m["score"],
                  "created_at": m["created_at"]} for m in found[:top_k]]
 
     def _catch_up(self, user_id: str) -> _Cached:
@@ -137,6 +140,7 @@ class MemoryService:
             # next search loads it from there.
             for add in self._store.adds_between(user_id, cached.version, version):
                 self._ingest(add, cached)
+            self._backend.flush(user_id)  # a backend that buffers its adds writes them now
             cached.version = version
         return cached
 
@@ -412,7 +416,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from memory_arena.systems import SYSTEMS
 
     parser.add_argument("--backend", default=DEFAULT_BACKEND,
-                        help=f"search backend, a built-in memory system: {', '.join(SYSTEMS)} (default {DEFAULT_BACKEND})")
+                        help=f"search backend: a built-in memory system ({', '.join(SYSTEMS)}; default {DEFAULT_BACKEND}), "
+                             "a library adapter (mem0, chroma, qdrant) or a plugin (package.module:ClassName, or "
+                             "the name an installed package registers)")
     parser.add_argument("--max-top-k", type=int, default=DEFAULT_MAX_TOP_K,
                         help=f"larger top_k values are clamped to this (default {DEFAULT_MAX_TOP_K})")
     parser.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY,
@@ -445,10 +451,14 @@ def _usage_error(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_arena.systems import SYSTEMS
+    from memory_arena.systems import check_name, is_url
 
-    if args.backend not in SYSTEMS:
-        return _usage_error(f"unknown backend '{args.backend}'; choose from {', '.join(SYSTEMS)}")
+    try:
+        if is_url(args.backend):
+            raise ValueError(f"backend {args.backend!r} is a URL; the server's backend runs in its own process")
+        check_name(args.backend)
+    except ValueError as exc:
+        return _usage_error(str(exc).replace("memory system", "backend", 1))
     if not 0 <= args.port <= 65535:
         return _usage_error(f"--port must be between 0 and 65535, got {args.port}")
     if not 1 <= args.workers <= MAX_WORKERS:

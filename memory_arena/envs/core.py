@@ -69,6 +69,7 @@ class Settings:
     chunk_turns: int = DEFAULT_CHUNK_TURNS
     window: int = DEFAULT_WINDOW
     memory_system: str | None = None
+    memory_system_options: dict[str, Any] | None = None
     top_k: int = DEFAULT_TOP_K
     suite: str = "canonical"
     """`canonical` (the shipped 500), or an optional suite generated on demand (docs/suites.md)."""
@@ -97,6 +98,9 @@ class Settings:
                 raise ValueError(f"{name} must be a {'positive' if name == 'n' else 'non-negative'} integer, got {value!r}")
         if self.system_prompt is not None and not isinstance(self.system_prompt, str):
             raise ValueError("system_prompt must be a string")
+        if self.memory_system_options is not None and (
+                not isinstance(self.memory_system_options, dict) or not all(isinstance(k, str) for k in self.memory_system_options)):
+            raise ValueError("memory_system_options must be a dict of constructor options with string keys")
         if self.memory_system is not None:
             check_name(self.memory_system)
             # The memories replace the conversation: there is nothing to stream, and notes
@@ -119,6 +123,7 @@ def make_settings(
     memory_system: str | None = None,
     top_k: int = DEFAULT_TOP_K,
     suite: str = "canonical",
+    memory_system_options: dict[str, Any] | None = None,
 ) -> Settings:
     """Settings from loosely typed arguments (categories as a list, a comma-separated string,
     or a list of comma-separated strings; None for chunk_turns / window means the default)."""
@@ -141,6 +146,7 @@ def make_settings(
         chunk_turns=DEFAULT_CHUNK_TURNS if chunk_turns is None else chunk_turns,
         window=DEFAULT_WINDOW if window is None else window,
         memory_system=memory_system,
+        memory_system_options=memory_system_options,
         top_k=top_k,
         suite=suite,
     )
@@ -343,7 +349,9 @@ def retrieval_metrics(task: Task, memories: Sequence[Memory]) -> dict[str, float
 
 def open_memory_system(settings: Settings) -> MemorySystem | None:
     """The environment's memory system (built once, by whoever builds the prompts), or None."""
-    return None if settings.memory_system is None else build_system(settings.memory_system)
+    if settings.memory_system is None:
+        return None
+    return build_system(settings.memory_system, **(settings.memory_system_options or {}))
 
 
 def retrieved_prompt(task: Task, system: MemorySystem, top_k: int) -> tuple[list[dict[str, str]], dict[str, float]]:

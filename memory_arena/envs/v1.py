@@ -138,7 +138,10 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
     chunk_turns: int = core.DEFAULT_CHUNK_TURNS
     window: int = core.DEFAULT_WINDOW
     memory_system: str | None = None
-    """A built-in system name or the URL of an Add/Search service: show its memories."""
+    """A built-in system or adapter name, a plugin (`package.module:ClassName` or an installed
+    plugin's name) or the URL of an Add/Search service: show its memories."""
+    memory_system_options: dict[str, Any] | None = None
+    """Constructor options of memory_system (a JSON object on the command line)."""
     top_k: int = core.DEFAULT_TOP_K
     """Memories shown per task with memory_system."""
     suite: str = "canonical"
@@ -149,7 +152,8 @@ class MemoryArenaTasksetConfig(vf.TasksetConfig):
             memory_tool=self.memory_tool or self.task.memory_tool, delivery=self.delivery,
             categories=self.categories, num_examples=self.num_examples, seed=self.seed, n=self.n,
             system_prompt=self.instructions, chunk_turns=self.chunk_turns, window=self.window,
-            memory_system=self.memory_system, top_k=self.top_k, suite=self.suite,
+            memory_system=self.memory_system, top_k=self.top_k, memory_system_options=self.memory_system_options,
+            suite=self.suite,
         )
 
     @model_validator(mode="after")
@@ -217,7 +221,8 @@ def taskset_fields(settings: core.Settings) -> dict[str, Any]:
         "categories": list(settings.categories) if settings.categories else None,
         "num_examples": settings.num_examples, "seed": settings.seed, "n": settings.n,
         "instructions": settings.system_prompt, "chunk_turns": settings.chunk_turns, "window": settings.window,
-        "memory_system": settings.memory_system, "top_k": settings.top_k, "suite": settings.suite,
+        "memory_system": settings.memory_system, "top_k": settings.top_k,
+        "memory_system_options": settings.memory_system_options, "suite": settings.suite,
     }
 
 

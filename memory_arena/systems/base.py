@@ -34,7 +34,14 @@ class MemorySystem(ABC):
 
     @abstractmethod
     def add(self, user_id: str, session_id: str, messages: list[Message]) -> None:
-        """Ingest one session's messages (in order) for `user_id`."""
+        """Ingest one session's messages (in order) for `user_id`. A system may only buffer
+        them here and write the batch in `flush`."""
+
+    def flush(self, user_id: str) -> None:
+        """Make everything added for `user_id` searchable. Callers call it after the last Add
+        of an ingestion and before searching, so a system that buffers its adds can write
+        them (and embed them) in one batch: one library call per task rather than one per
+        session or message. Default: nothing to do, `add` already wrote."""
 
     @abstractmethod
     def search(self, user_id: str, query: str, top_k: int) -> list[Memory]:

@@ -18,6 +18,7 @@ import hashlib
 import json
 import time
 import uuid
+from typing import NamedTuple
 
 from memory_arena.systems.base import Memory, MemorySystem, Message
 from memory_arena.tasks.schema import Task
@@ -41,17 +42,27 @@ def task_user_id(task: Task) -> str:
     return f"{task.id}-{digest.hexdigest()[:16]}"
 
 
-def ingest_task(system: MemorySystem, task: Task, user_id: str | None = None) -> list[float]:
-    """Forget `user_id` (default: `task_user_id(task)`), then add every session of the task.
-    Returns the wall time of each Add in seconds (for latency figures only)."""
+class IngestTiming(NamedTuple):
+    """Wall times of one ingestion, in seconds (for latency figures only)."""
+
+    adds: list[float]
+    """Each Add, one per session."""
+    flush: float
+
+
+def ingest_task(system: MemorySystem, task: Task, user_id: str | None = None) -> IngestTiming:
+    """Forget `user_id` (default: `task_user_id(task)`), add every session of the task, then
+    flush it (a system may buffer its adds until then)."""
     user = user_id or task_user_id(task)
     system.reset(user)
-    latencies = []
+    adds = []
     for session_id, messages in task_sessions(task):
         start = time.perf_counter()
         system.add(user, session_id, messages)
-        latencies.append(time.perf_counter() - start)
-    return latencies
+        adds.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    system.flush(user)
+    return IngestTiming(adds, time.perf_counter() - start)
 
 
 def retrieve_for_task(system: MemorySystem, task: Task, top_k: int, user_id: str | None = None) -> list[Memory]:
