@@ -241,8 +241,8 @@ def _load_bench_folder(folder: Path) -> list[Run]:
 
 # -- vf-eval ---------------------------------------------------------------------------------
 @lru_cache(maxsize=8)
-def _tasks_for(seed: Any, n: Any, categories: Any) -> dict[str, Task]:
-    settings = core.make_settings(seed=seed, n=n, categories=categories)
+def _tasks_for(seed: Any, n: Any, categories: Any, suite: Any = None) -> dict[str, Task]:
+    settings = core.make_settings(seed=seed, n=n, categories=categories, suite=suite or "canonical")
     return {t.id: t for t in core.select_tasks(settings)}
 
 
@@ -251,7 +251,7 @@ def _dataset(args: dict[str, Any], source: Path) -> dict[str, Task]:
     categories = args.get("categories")
     try:
         return _tasks_for(args.get("seed"), args.get("n"),
-                          tuple(categories) if isinstance(categories, list) else categories)
+                          tuple(categories) if isinstance(categories, list) else categories, args.get("suite"))
     except (ValueError, TypeError) as exc:  # DatasetError is a ValueError
         kind = "dataset" if isinstance(exc, DatasetError) else "environment arguments"
         raise ResultsError(f"{source}: cannot rebuild the tasks of this run ({kind}: {exc})") from None
@@ -261,6 +261,8 @@ def _lookup(tasks: dict[str, Task], task_id: Any, args: dict[str, Any], source: 
     if task_id not in tasks:
         where = ("the shipped dataset" if args.get("seed") is None and args.get("n") is None
                  else f"the dataset regenerated with seed={args.get('seed')}, n={args.get('n')}")
+        if args.get("suite") not in (None, "canonical"):
+            where = f"the {args['suite']} suite regenerated with seed={args.get('seed')}, n={args.get('n')}"
         raise ResultsError(f"{source}: task {task_id!r} is not in {where}")
     return tasks[task_id]
 

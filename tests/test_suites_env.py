@@ -67,3 +67,11 @@ def test_vf_eval_forget_suite(tmp_path):
         assert expected.value == (1.0 if entry["mode"] == "right" else 0.0), (task.id, expected)
         assert rollout.reward == expected.value
         assert rollout.metrics[f"reason_{expected.reason}"] == 1.0
+    # `memory-arena score` finds the suite's tasks (0.3 rebuilds them from the run's arguments)
+    # and reports them apart from the Memory Score.
+    from memory_arena.results import load_results
+
+    (run,) = load_results(tmp_path / "out")
+    suite = run.report["suites"]["forget"]
+    assert suite["files"]["retraction"]["accuracy"] == 0.5 and suite["files"]["pressure"]["accuracy"] == 0.5
+    assert run.report["memory_score"]["value"] is None
