@@ -249,3 +249,18 @@ def test_timeline_beats_hybrid_on_stale_rank_and_keeps_its_hits():
         assert rate["timeline"] < rate["hybrid"], (category, rate)
     hit = {n: summarise(rs)["hit"] for n, rs in results.items()}
     assert hit["timeline"] >= hit["hybrid"] - 0.02, hit
+
+
+def test_flush_indexes_so_the_first_search_does_not(monkeypatch):
+    system = built("timeline")
+    builds = []
+    original = system.build_index
+    monkeypatch.setattr(system, "build_index", lambda *a: builds.append(1) or original(*a))
+    _add(system, "u", "My accountant is Priya.", day=0)
+    _add(system, "u", "My new accountant is Jo.", day=1)
+    assert builds == []  # Adds only store
+    system.flush("u")
+    assert builds == [1]  # one build for the ingestion
+    system.search("u", "Who is my accountant?", 2)
+    assert builds == [1]
+    system.flush("nobody")  # an unknown user: nothing to do

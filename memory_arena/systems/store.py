@@ -3,7 +3,7 @@
 Each user has its own append-only log of messages and its own lazily built search index:
 an `add` only marks the user's index stale, and the next `search` of that user rebuilds it,
 so a burst of adds costs one rebuild, and a search never touches another user's data (a
-system with `index_on_add` extends it in each `add` instead).
+system with `index_on_flush` extends it in `flush`, after the last Add of an ingestion).
 A lock per user serialises add and search of that user (a server calls both from several
 threads); a short global lock only guards the table of users.
 """
@@ -91,8 +91,6 @@ class PerUserSystem(MemorySystem):
                 position = len(log.records)
                 log.records.append(Record(position, str(session_id), m["content"], m.get("timestamp")))
                 order.append(position)
-            if self.index_on_add:
-                self._refresh(log)
 
     def search(self, user_id: str, query: str, top_k: int) -> list[Memory]:
         log = self._log(user_id, create=False)
@@ -113,9 +111,18 @@ class PerUserSystem(MemorySystem):
                 self._users.pop(user_id, None)
 
     # -- for subclasses -------------------------------------------------------------------
-    index_on_add = False
-    """True: extend the index in `add`, so that the first search after an Add costs what any
-    other does (the Add pays instead); False: on the first search after new messages."""
+    index_on_flush = False
+    """True: extend the index in `flush`, so that the first search after an ingestion costs
+    what any other does (the ingestion pays instead); False: on the first search after new
+    messages. Either way a search never sees a stale index."""
+
+    def flush(self, user_id: str) -> None:
+        if not self.index_on_flush:
+            return
+        log = self._log(user_id, create=False)
+        if log is not None:
+            with log.lock:
+                self._refresh(log)
 
     def _refresh(self, log: UserLog) -> None:
         """Extend the user's index to every record (called with the user's lock held)."""

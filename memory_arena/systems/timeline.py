@@ -16,8 +16,8 @@ the best-ranked version and up to `OLDER_SHOWN` other older versions, each retur
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
 value-masked embedding and what supersession reads (its values, subject, cues), computed
-once, in the Add that brings it (`index_on_add`), so that the first search after an Add
-costs what a repeated one does. Needs the `dense` extra (the static embeddings and bm25s,
+once, when the ingestion that brings it is flushed (`index_on_flush`), so that the first
+search after Adds costs what a repeated one does. Needs the `dense` extra (the static embeddings and bm25s,
 as `hybrid`).
 """
 
@@ -69,7 +69,7 @@ class TimelineIndex:
 
 class TimelineSystem(HybridSystem):
     name = "timeline"
-    index_on_add = True  # the first search after an Add costs what a repeated one does
+    index_on_flush = True  # the first search after an ingestion costs what a repeated one does
 
     def build_index(self, records: list[Record], old_index: TimelineIndex | None, old_count: int) -> TimelineIndex:
         old = old_index
