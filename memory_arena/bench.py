@@ -290,7 +290,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "JSON (10, true, [1,2]) and as text otherwise")
     parser.add_argument("--k", type=positive_int, default=10, help="memories retrieved per question (default 10)")
     parser.add_argument("--categories", nargs="+", metavar="CATEGORY",
-                        help=f"categories to run (default all): {' '.join(CATEGORIES)}")
+                        help=f"categories to run (default all): {' '.join(CATEGORIES)}; with an imported file, "
+                             "its question types or category names (docs/datasets.md)")
     parser.add_argument("--limit", type=positive_int, metavar="N", help="at most N tasks per category")
     parser.add_argument("--suite", choices=SUITE_NAMES, default=None,
                         help="an optional suite generated in memory with its defaults (docs/suites.md): long "
