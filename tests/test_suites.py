@@ -235,3 +235,14 @@ def test_run_offline_suite(tmp_path):
     data = json.loads(out.read_text())
     assert data["always-abstain"]["suites"]["forget"]["paired"]["score"] == 0.5
     assert data["latest-fact"]["suites"]["forget"]["all"]["accuracy"] == 1.0
+
+
+def test_report_has_a_table_per_suite(tmp_path, forget_tasks):
+    from memory_arena.report import table
+    from memory_arena.results import Run
+
+    runs = [Run(label=name, source="x", format="run_offline JSON", report=_report(forget_tasks, name))
+            for name in ("latest-fact", "always-abstain")]
+    ((suite, header, rows),) = table.suite_tables(runs, [r.label for r in runs])
+    assert suite == "forget" and header[:6] == ["run", "tasks", "all", "retraction", "twin", "pressure"]
+    assert rows[1][header.index("paired")] == table.pct(0.5)

@@ -49,6 +49,7 @@ def build(runs: list[Run], labels: list[str], out: Path, title: str = DEFAULT_TI
     md = []
     if any(r.report is not None for r in runs):
         md.append(table.markdown(table.side_by_side_header(runs), table.side_by_side(runs, labels)))
+    md += [table.markdown(header, rows) for _, header, rows in table.suite_tables(runs, labels)]
     if any(r.bench is not None for r in runs):
         md.append(table.markdown(table.retrieval_header(runs), table.retrieval_rows(runs, labels)))
     (out / "table.md").write_text("\n".join(md), encoding="utf-8")

@@ -99,6 +99,11 @@ def render(runs: list[Run], labels: list[str], charts: dict[str, tuple[Path, str
                          "Share of scored replies per failure reason"),
                   *(_figure(*charts[name]) for name in ("failures",) if name in charts),
                   f"<p>Memory Score = {html.escape(weights)} (renormalised over the categories present).</p>"]
+    for suite, header, rows in table.suite_tables(runs, labels):
+        parts += [f"<h2>Suite {html.escape(suite)}</h2>",
+                  _table(header, rows, f"suite-{suite}",
+                         f"Accuracy (%) on the {suite} suite, per file (docs/suites.md); reported apart from the "
+                         "Memory Score")]
     if bench:
         parts += ["<h2>Memory systems: retrieval</h2>",
                   _table(table.retrieval_header(runs), table.retrieval_rows(runs, labels), "retrieval",

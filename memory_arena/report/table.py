@@ -97,6 +97,32 @@ def breakdown(runs: list[Run], labels: list[str]) -> tuple[list[str], list[list[
     return header, rows
 
 
+def suite_tables(runs: list[Run], labels: list[str]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """One (suite, header, rows) per optional suite the runs hold (docs/suites.md): accuracy over
+    the suite and per file, then the paired score (forget) or the accuracy by token distance
+    (long). Suites are never part of the Memory Score, so they get tables of their own."""
+    names = sorted({s for run in runs if run.report for s in run.report.get("suites", {})})
+    out = []
+    for name in names:
+        reports = [(label, run.report["suites"][name]) for label, run in zip(labels, runs)
+                   if run.report and name in run.report.get("suites", {})]
+        files = list(dict.fromkeys(f for _, r in reports for f in r["files"]))
+        distances = list(dict.fromkeys(d for _, r in reports for d, c in r.get("distance", {}).items() if c["n"]))
+        paired = any("paired" in r for _, r in reports)
+        header = ["run", "tasks", "all", *files, *(["paired", "both right"] if paired else []),
+                  *(f"distance {d}" for d in distances)]
+        rows = []
+        for label, r in reports:
+            row = [label, str(r["all"]["n"]), pct(r["all"]["accuracy"]),
+                   *(pct(r["files"][f]["accuracy"]) if f in r["files"] else NA for f in files)]
+            if paired:
+                row += [pct(r.get("paired", {}).get("score")), pct(r.get("paired", {}).get("both"))]
+            row += [pct(r["distance"][d]["accuracy"]) if d in r.get("distance", {}) else NA for d in distances]
+            rows.append(row)
+        out.append((name, header, rows))
+    return out
+
+
 def retrieval_header(runs: list[Run]) -> list[str]:
     ks = sorted({run.bench["k"] for run in runs if run.bench is not None})
     k = str(ks[0]) if len(ks) == 1 else "K"
