@@ -208,7 +208,8 @@ def test_the_reference_server_serves_a_plugin_backend(tmp_path):
     pytest.importorskip("starlette")
     from contract_procs import start_reference
 
-    server = start_reference(tmp_path, "--backend", SPEC, env={"PYTHONPATH": os.pathsep.join([str(REPO), str(EXAMPLE)])})
+    server = start_reference(tmp_path, "--backend", SPEC, "--backend-option", f"path={tmp_path / 'served.sqlite3'}",
+                             env={"PYTHONPATH": os.pathsep.join([str(REPO), str(EXAMPLE)])})
     try:
         remote = cli("bench", "--system", server.url, "--limit", "2", "--out", str(tmp_path / "remote"),
                      pythonpath=[], cwd=tmp_path)
@@ -217,7 +218,7 @@ def test_the_reference_server_serves_a_plugin_backend(tmp_path):
     finally:
         server.stop()
     assert remote.returncode == 0, remote.stderr + server.log.read_text()
-    assert SPEC in health.stdout
+    assert SPEC in health.stdout and (tmp_path / "served.sqlite3").exists()  # the option reached the backend
     local = cli("bench", "--system", SPEC, "--limit", "2", "--out", str(tmp_path / "local"), pythonpath=[EXAMPLE],
                 cwd=tmp_path)
     here = (tmp_path / "local" / "fts_memory-FtsMemory" / "tasks.jsonl").read_bytes()
@@ -226,3 +227,6 @@ def test_the_reference_server_serves_a_plugin_backend(tmp_path):
     bad = cli("serve", "--backend", "nope:Nope:x", "--port", "0", "--db", str(tmp_path / "x.sqlite3"), pythonpath=[],
               cwd=tmp_path)
     assert bad.returncode == 2 and "backend 'nope:Nope:x'" in bad.stderr and not (tmp_path / "x.sqlite3").exists()
+    bad = cli("serve", "--backend", "grep", "--backend-option", "k=3", "--port", "0", "--db", str(tmp_path / "x.sqlite3"),
+              pythonpath=[], cwd=tmp_path)
+    assert bad.returncode == 2 and "backend 'grep' has no option 'k'" in bad.stderr

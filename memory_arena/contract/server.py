@@ -67,6 +67,8 @@ class ServerConfig:
     api_key: str | None = None
     max_top_k: int = DEFAULT_MAX_TOP_K
     max_body_bytes: int = DEFAULT_MAX_BODY
+    backend_options: dict[str, Any] = field(default_factory=dict)
+    """Constructor options of the backend (`--backend-option key=value`)."""
 
 
 class HttpError(Exception):
@@ -90,17 +92,17 @@ class _Cached:
 class MemoryService:
     """The store, its writer thread and this worker's search backend, tied to one event loop."""
 
-    def __init__(self, store: Store, backend_name: str) -> None:
+    def __init__(self, store: Store, backend_name: str, backend_options: dict[str, Any] | None = None) -> None:
         from memory_arena.systems import SYSTEMS, build_system
 
         self._store = store
         self.backend_name = backend_name
-        self._backend = build_system(backend_name)
+        self._backend = build_system(backend_name, backend_options)
         # The built-in systems number a user's memories 0, 1, 2, ... in arrival order; an
         # adapter or plugin has ids of its own, which are passed on as they are.
         self._positional = backend_name in SYSTEMS
         self._cache: dict[str, _Cached] = {}
-        _warm_up(backend_name)
+        _warm_up(self._backend, backend_name)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer: GroupCommitWriter | None = None
 
@@ -165,19 +167,18 @@ class MemoryService:
                 future.set_result(None)
 
 
-def _warm_up(backend_name: str) -> None:
+def _warm_up(backend: Any, backend_name: str) -> None:
     """A built-in backend imports its libraries (bm25s and scipy, a model) on first use: one
-    throwaway search pays for that before the worker serves, not during a client's request."""
-    from memory_arena.systems import SYSTEMS, build_system
+    throwaway search pays for that before the worker serves, not during a client's request.
+    Then the backend forgets that user again (the server's cache never saw it)."""
+    from memory_arena.systems import SYSTEMS
 
     if backend_name not in SYSTEMS:  # an adapter may write to a service: nothing is sent to it
         return
-    warm = build_system(backend_name)
-    try:
-        warm.add("warm-up", "s", [{"role": "user", "content": "warm up the index"}])
-        warm.search("warm-up", "index", 1)
-    finally:
-        warm.close()
+    backend.add("warm-up", "s", [{"role": "user", "content": "warm up the index"}])
+    backend.flush("warm-up")
+    backend.search("warm-up", "index", 1)
+    backend.reset("warm-up")
 
 
 # -- HTTP layer --------------------------------------------------------------------------------
@@ -247,7 +248,7 @@ def create_app(config: ServerConfig, store: Store | None = None):
     from starlette.routing import Route
 
     store = store if store is not None else open_store(config.db)
-    service = MemoryService(store, config.backend)
+    service = MemoryService(store, config.backend, config.backend_options)
     api_key = config.api_key.encode("utf-8") if config.api_key else None
 
     def endpoint(handler: Callable[[Any], Any], authenticated: bool = True):
@@ -419,6 +420,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"search backend: a built-in memory system ({', '.join(SYSTEMS)}; default {DEFAULT_BACKEND}), "
                              "a library adapter (mem0, chroma, qdrant) or a plugin (package.module:ClassName, or "
                              "the name an installed package registers)")
+    parser.add_argument("--backend-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="constructor option of the backend, repeatable; VALUE is read as JSON when it is JSON")
     parser.add_argument("--max-top-k", type=int, default=DEFAULT_MAX_TOP_K,
                         help=f"larger top_k values are clamped to this (default {DEFAULT_MAX_TOP_K})")
     parser.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY,
@@ -451,14 +454,20 @@ def _usage_error(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memory_arena.systems import check_name, is_url
+    from memory_arena.systems import check_name, is_url, plugins, system_class
 
     try:
         if is_url(args.backend):
             raise ValueError(f"backend {args.backend!r} is a URL; the server's backend runs in its own process")
         check_name(args.backend)
+        backend_options = plugins.parse_options(args.backend_option)
+        if backend_options:  # imports the backend's class: only when there is something to check
+            plugins.check_options(system_class(args.backend), backend_options, f"backend {args.backend!r}")
     except ValueError as exc:
         return _usage_error(str(exc).replace("memory system", "backend", 1))
+    except (ImportError, RuntimeError) as exc:  # a missing extra, a plugin module that fails on import
+        print(f"memory-arena serve: error: {exc}", file=sys.stderr)
+        return 1
     if not 0 <= args.port <= 65535:
         return _usage_error(f"--port must be between 0 and 65535, got {args.port}")
     if not 1 <= args.workers <= MAX_WORKERS:
@@ -472,7 +481,7 @@ def run(args: argparse.Namespace) -> int:
         api_key = os.environ.get(args.api_key_env, "")
         if not api_key.strip():
             return _usage_error(f"--api-key-env {args.api_key_env}: that environment variable is empty or unset")
-    config = ServerConfig(args.db, args.backend, api_key, args.max_top_k, args.max_body_bytes)
+    config = ServerConfig(args.db, args.backend, api_key, args.max_top_k, args.max_body_bytes, backend_options)
     sqlite_created = not is_postgres_url(args.db) and not Path(args.db).exists()
     store = None
     try:
@@ -502,7 +511,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers == 1:
         serve(app, sock, banner)
     else:
-        settings = {"db": args.db, "backend": args.backend, "api_key_env": args.api_key_env,
+        settings = {"db": args.db, "backend": args.backend, "backend_options": backend_options, "api_key_env": args.api_key_env,
                     "max_top_k": args.max_top_k, "max_body_bytes": args.max_body_bytes}
         serve_workers(settings, args.workers, sock, banner)
     return 0
