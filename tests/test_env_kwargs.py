@@ -63,3 +63,17 @@ def test_vf_eval_passes_max_turns_through(tmp_path):
     assert cut.metrics.get("memory_tool_calls", 0.0) <= 1.0  # the store call at most, never the retrieve
     asked_first = [r for r in requests if any(tasks[0].question in str(m.get("content")) for m in r["messages"])]
     assert len(asked_first) == 1, len(asked_first)
+
+
+@pytest.mark.slow
+def test_vf_eval_sends_a_replacement_system_prompt(tmp_path):
+    """`system_prompt` through `vf_eval.command` on either version: the model is sent exactly the
+    given instructions (on 0.4 the taskset's inherited `system_prompt` field names a file, so
+    the command must spell it `instructions`)."""
+    tasks = core.select_tasks(core.make_settings(num_examples=1))
+    prompt = "You are a careful assistant. End with a line 'Answer: <value>'."
+    with ScriptedServer(tmp_path / "server", [script_entry(tasks[0], "right")]) as server:
+        run_vf_eval(server, tmp_path / "out", 1, {"system_prompt": prompt})
+        requests = server.requests()
+    assert requests and all(r["messages"][0] == {"role": "system", "content": prompt} for r in requests), \
+        [r["messages"][0] for r in requests]

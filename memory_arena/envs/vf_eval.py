@@ -22,6 +22,9 @@ from typing import Any
 from memory_arena.environment import verifiers_api
 
 ENV_ID = "memory-arena"
+V1_FIELDS = {"system_prompt": "instructions"}
+"""`load_environment` arguments the v1 taskset spells otherwise: its inherited `system_prompt`
+field names a file, so the replacement instructions travel as `instructions`."""
 
 
 @dataclass
@@ -45,7 +48,8 @@ def command(base_url: str, model: str, api_key_var: str, num_examples: int, env_
 
         for key, value in env_args.items():  # an agent setting such as max_turns is the agent's, not the taskset's
             section = "agent" if key in AgentConfig.model_fields else "taskset"
-            cmd += [f"--env.{section}.{key.replace('_', '-')}", value if isinstance(value, str) else json.dumps(value)]
+            name = V1_FIELDS.get(key, key).replace("_", "-")
+            cmd += [f"--env.{section}.{name}", value if isinstance(value, str) else json.dumps(value)]
     else:
         cmd = [vf_eval, ENV_ID, "-m", model, "-b", base_url, "-k", api_key_var, "-n", str(num_examples),
                "-r", str(rollouts), "-s", "-d", "-o", str(output_dir), "-a", json.dumps(env_args)]
