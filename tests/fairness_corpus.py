@@ -293,6 +293,21 @@ LITERAL: tuple[tuple[dict[str, Any], str, bool], ...] = (
     (_FLOOR, "You're on the 19th floor now (you moved up from the 25th).", RIGHT),
     (_JOB, "You work for Dovetail now; Riverstone was your previous employer.", RIGHT),
     (_ON_CALL, "On Friday you were in Nairobi, not Omaha.", RIGHT),
+    # How an earlier value ended, told beside the answer, is history and not a claim that there
+    # is none (the abstention rules must not read it as a second answer).
+    (_CAR, "You drive a Mazda MX-5 now, since you sold the old car.", RIGHT),
+    (_CAR, "Mazda MX-5. You sold the old one.", RIGHT),
+    (_CAR, "A Mazda MX-5; you got rid of the previous car.", RIGHT),
+    (_CAR, "You have a Mazda MX-5 now, you no longer have the old one.", RIGHT),
+    (_CAR, "Mazda MX-5 - you stopped driving the other one.", RIGHT),
+    (_CAR, "None of the others: the Mazda MX-5.", RIGHT),
+    (_JOB, "Dovetail Software. You quit your old job last year.", RIGHT),
+    (_JOB, "You work at Dovetail now, after you left your previous employer.", RIGHT),
+    (_DATE, "June 15; the earlier booking was cancelled.", RIGHT),
+    (_CAR, "None. It's the Mazda MX-5.", WRONG),
+    (_CAR, "No car, or maybe the Mazda MX-5.", WRONG),
+    (_JOB, "You're not working at the moment, Dovetail Software.", WRONG),
+    (_DATE, "There's no appointment, June 15.", WRONG),
     # Wrong but scored right by scorer 1.x (issue 11).
     (_CITY, "It's not Reykjavik.", WRONG),
     (_BOSS, "Tobias manages Stefan.", WRONG),

@@ -23,7 +23,7 @@ BARE = frozenset(("none", "nothing", "nobody", "no one", "n", "not applicable", 
 # What the user could have had: "no car", "don't have a dog" (the article is dropped).
 _THINGS = (r"(?:one|any|anything|anyone|car|vehicle|dog|pet|job|work|employer|appointment|dentist appointment|"
            r"dentist|booking|running partner|running buddy|partner|parking spot|parking space|parking|spot|space)")
-_PHRASES = re.compile(
+_STATE = re.compile(
     r"\b(?:"
     r"none|nobody|no one|no 1(?! \d)"
     rf"|no {_THINGS}"
@@ -34,29 +34,41 @@ _PHRASES = re.compile(
     r"|unemployed|between jobs|out of work|jobless|not working"
     r"|(?:there is|theres|there are|there isnt|there arent|there is not|there are not) (?:no|none|any)"
     r"|nothing (?:booked|scheduled|planned|now|any ?more|at moment|at all)"
-    r"|never (?:booked|bought|had|adopted|got|started|assigned|took)"
-    r"|sold|rehomed|re homed|cancell?ed|called off|gave (?:it |him |her |them )?away|gave up|given up|handed back|"
-    r"got rid of|left|quit|stopped"
     r"|alone|on your own|by yourself|solo"
     r"|not any ?more|no more"
     r")\b")
+"""Phrasings that say there is none now ("you don't have a car", "there's no appointment")."""
+_EVENT = re.compile(
+    r"\b(?:"
+    r"never (?:booked|bought|had|adopted|got|started|assigned|took)"
+    r"|sold|rehomed|re homed|cancell?ed|called off|gave (?:it |him |her |them )?away|gave up|given up|handed back|"
+    r"got rid of|left|quit|stopped"
+    r")\b")
+"""Phrasings that tell how it ended ("you sold it", "you quit"): an abstention when nothing is
+asserted instead, but history beside a value ("the Passat, since you sold the old car")."""
+_EARLIER = re.compile(r"\b(?:old|older|previous|former|earlier|other|others|first|last|before|used to|ex)\b")
+"""A clause about an earlier or another thing ("you don't have the old one any more", "none of the
+others") says nothing against the current value."""
 _UNSURE = re.compile(r"\b(?:maybe|perhaps|possibly|might|could|not sure|unsure)\b")
 
 
 def says_none(flat: str) -> bool:
-    """Whether normalised words (`scoring.normalize`) say there is none."""
-    return flat in BARE or _PHRASES.search(flat) is not None
+    """Whether normalised words (`scoring.normalize`) say there is none, or how it ended."""
+    return flat in BARE or _STATE.search(flat) is not None or _EVENT.search(flat) is not None
 
 
 def abstaining_clause(tokens: list[str], marks: frozenset[str], valued: set[int]) -> bool:
     """Whether a clause that names no value (`valued`: indices of tokens inside a value) says
-    there is none: "None. It's the Kia Niro." and "You don't have one any more, it's the Kia
-    Niro" offer two answers, while "you sold the Skoda" (a value in the clause) is history."""
+    there is none now: "None. It's the Kia Niro." and "You don't have one any more, it's the Kia
+    Niro" offer two answers. How something ended is history, not a rival answer ("the Kia Niro,
+    since you sold the old car"), and so is a clause about an earlier or another thing ("you
+    don't have the old one any more"), as is any clause naming a value ("you sold the Skoda")."""
     clause: list[str] = []
     named = False
     for i, token in enumerate([*tokens, "|"]):
         if token in marks:
-            if clause and not named and says_none(" ".join(clause)):
+            text = " ".join(clause)
+            if clause and not named and (text in BARE or _STATE.search(text)) and not _EARLIER.search(text):
                 return True
             clause, named = [], False
         else:
