@@ -154,6 +154,24 @@ def test_current_version_takes_the_place_of_the_best_ranked_one():
     assert sup.order_versions([0, 1, 2, 3], links, float, 3, 4, 2) == [(2, None), (0, 2), (3, 2), (1, None)]
 
 
+@pytest.mark.parametrize("query, cutoff, anchored", [
+    ("Who is my accountant these days?", None, True),
+    ("Where do I live now?", None, True),
+    ("Who had the pager?", 5, True),
+    ("What was the name of my first dog?", None, False),
+])
+def test_time_anchored_questions(query, cutoff, anchored):
+    assert sup.time_anchored(query, cutoff) is anchored
+
+
+def test_newest_first_reorders_only_statements_and_respects_the_day():
+    ordered = [(4, None), (9, None), (1, 4), (7, None), (12, None)]
+    states = {4, 1, 7, 12}.__contains__  # 9 states nothing: it keeps its place
+    assert sup.newest_first(ordered, states, float, None) == [(12, None), (9, None), (7, None), (4, None), (1, 4)]
+    # as of 8: 12 was said later, so it comes after every statement said before
+    assert sup.newest_first(ordered, states, float, 8) == [(7, None), (9, None), (4, None), (1, 4), (12, None)]
+
+
 # -- the system ------------------------------------------------------------------------------
 def _add(system, user, *texts, day=0):
     system.add(user, str(day), [{"role": "user", "content": t, "timestamp": MONDAY + day * DAY + 3_600_000 * i}

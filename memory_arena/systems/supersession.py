@@ -144,6 +144,30 @@ def asked_day_end(query: str, times: Iterable[int | None]) -> int | None:
     return cutoff if min(known) < cutoff else None
 
 
+# A question about the present: the newest statement is the best evidence, not the most similar.
+_PRESENT = re.compile(r"\b(now|nowadays|these days|currently|current|at the moment|right now|latest|still|today)\b")
+
+
+def time_anchored(query: str, cutoff: int | None) -> bool:
+    """Whether `query` asks about a time: the present ("now", "these days", "currently") or a
+    named day (`cutoff`, from `asked_day_end`)."""
+    return cutoff is not None or _PRESENT.search(query.casefold()) is not None
+
+
+def newest_first(ordered: list[tuple[int, int | None]], states: Callable[[int], bool],
+                 time_of: Callable[[int], float], cutoff: int | None) -> list[tuple[int, int | None]]:
+    """`ordered` with the places of its statements (`states(p)`: it sets a value) given to
+    those statements newest first, the ones said before `cutoff` before the others; every
+    other memory keeps its place. For a time-anchored question the retrieved statements are
+    candidate answers, and the newest (as of the asked day) is the best of them."""
+    slots = [i for i, (p, _) in enumerate(ordered) if states(p)]
+    by_time = sorted((ordered[i] for i in slots), key=lambda e: (_after(e[0], time_of, cutoff), -time_of(e[0]), -e[0]))
+    out = list(ordered)
+    for i, entry in zip(slots, by_time):
+        out[i] = entry
+    return out
+
+
 @dataclass(frozen=True)
 class Statement:
     """What supersession needs of one memory."""

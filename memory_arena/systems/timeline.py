@@ -11,7 +11,10 @@ it (or of a recap of it), or a message naming its value beside a new one with a 
 change or denial. At the place of a thing's best-ranked version comes its current version
 (the newest; for a question naming a weekday, the newest said by the end of that day), then
 the best-ranked version and up to `OLDER_SHOWN` other older versions, each returned with
-`superseded_by` set to the current version's id. Other memories keep their hybrid order.
+`superseded_by` set to the current version's id. Other memories keep their hybrid order,
+except that for a question about the present ("now", "these days") or a named day, the
+statements among the `top_k` take their places newest first (as of that day): the set
+returned is the same, the newest candidate answer comes first.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
@@ -31,8 +34,9 @@ from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
 from memory_arena.systems.text import tokenize
-from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, order_versions,
-                                               replaces, resolved, restated, same_subject, statement)
+from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, newest_first,
+                                               order_versions, replaces, resolved, restated, same_subject,
+                                               statement, time_anchored)
 
 SAME_FRAME = 0.75
 """Cosine of value-masked embeddings above which two messages that set values say the same
@@ -139,6 +143,9 @@ class TimelineSystem(HybridSystem):
 
         cutoff = asked_day_end(query, (s.created_at for s in statements))
         ordered = order_versions(relevance, later, time_of, cutoff, top_k, OLDER_SHOWN)
+        if time_anchored(query, cutoff):
+            ordered = newest_first(ordered, lambda p: bool(statements[p].values) and not statements[p].question,
+                                   time_of, cutoff)
         # The score is the place in the list, so that it never increases down the list: a
         # current version takes the place of an older one whatever its own relevance.
         return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
