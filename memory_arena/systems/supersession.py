@@ -57,10 +57,11 @@ _OTHER_PERSON = re.compile(
     r"classmates?|clients?))\b")
 _POSSESSIVE_NAME = re.compile(r"(?<![\w'])([A-Z][\w-]*)['’]s\b")
 _NOT_VALUE = frozenset({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"})
+_DIGIT = re.compile(r"\d")
 
 
 def _is_value_token(word: str, opens_sentence: bool) -> bool:
-    if any(c.isdigit() for c in word):
+    if _DIGIT.search(word):
         return True
     folded = word.casefold()
     # A weekday says when, not what ("last Sunday"): it is the time of a statement, not its value.
@@ -68,34 +69,39 @@ def _is_value_token(word: str, opens_sentence: bool) -> bool:
             and folded.rstrip("s") not in WEEKDAYS)
 
 
-def value_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each value in `text`: a run of value tokens separated only by spaces,
-    or numbers joined by a colon, slash or dot ("27:12", "12/05")."""
+def _scan(text: str) -> tuple[list[tuple[int, int]], tuple[str, ...]]:
+    """One pass over `text`: its value spans (`value_spans`) and its sentence openers (`openers`)."""
     spans: list[tuple[int, int]] = []
+    opening: list[str] = []
     for match in _TOKEN.finditer(text):
-        before = text[:match.start()].rstrip()
-        opens = not before or before[-1] in _OPENERS
-        if not _is_value_token(match.group(), opens):
+        start, word = match.start(), match.group()
+        i = start - 1
+        while i >= 0 and text[i].isspace():
+            i -= 1
+        opens = i < 0 or text[i] in _OPENERS
+        if opens and word[0].isupper() and word.casefold() not in _NOT_VALUE:
+            opening.append(word.casefold().removesuffix("'s").removesuffix("’s"))
+        if not _is_value_token(word, opens):
             continue
-        gap = text[spans[-1][1]:match.start()] if spans else ""
-        numeric = gap in (":", "/", ".") and text[spans[-1][1] - 1].isdigit() and match.group()[0].isdigit()
+        gap = text[spans[-1][1]:start] if spans else ""
+        numeric = gap in (":", "/", ".") and text[spans[-1][1] - 1].isdigit() and word[0].isdigit()
         if spans and ((gap.isspace() and not opens) or numeric):
             spans[-1] = (spans[-1][0], match.end())
         else:
-            spans.append((match.start(), match.end()))
-    return spans
+            spans.append((start, match.end()))
+    return spans, tuple(opening)
+
+
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each value in `text`: a run of value tokens separated only by spaces,
+    or numbers joined by a colon, slash or dot ("27:12", "12/05")."""
+    return _scan(text)[0]
 
 
 def openers(text: str) -> tuple[str, ...]:
     """The capitalised words that open a sentence of `text`, case-folded: a name there looks
     like any first word ("Kim reports to Ana", "The rota changed"). `resolved` decides."""
-    out = []
-    for match in _TOKEN.finditer(text):
-        before = text[:match.start()].rstrip()
-        word = match.group()
-        if (not before or before[-1] in _OPENERS) and word[0].isupper() and word.casefold() not in _NOT_VALUE:
-            out.append(word.casefold().removesuffix("'s").removesuffix("’s"))
-    return tuple(out)
+    return _scan(text)[1]
 
 
 def resolved(statement: "Statement", known: frozenset[str]) -> tuple[str, ...]:
@@ -109,10 +115,11 @@ def values(text: str) -> frozenset[str]:
     return frozenset(text[a:b].casefold() for a, b in value_spans(text))
 
 
-def masked(text: str) -> str:
-    """`text` without its values: the frame that versions of one statement share."""
+def masked(text: str, spans: list[tuple[int, int]] | None = None) -> str:
+    """`text` without its values (`spans`, found if not given): the frame that versions of one
+    statement share."""
     out, last = [], 0
-    for a, b in value_spans(text):
+    for a, b in value_spans(text) if spans is None else spans:
         out.append(text[last:a])
         last = b
     out.append(text[last:])
@@ -189,16 +196,19 @@ class Statement:
     text: str  # case-folded content, for `names`
     words: frozenset[str]
     """Its case-folded words: where to look for a value before `names` checks it."""
+    frame: str
+    """The content with its values masked (`masked`)."""
 
 
 def statement(position: int, session_id: str, created_at: int | None, content: str) -> Statement:
-    order = tuple(content[a:b].casefold() for a, b in value_spans(content))
+    spans, opening = _scan(content)
+    order = tuple(content[a:b].casefold() for a, b in spans)
     text = content.casefold()
     correction = is_correction(content)
     changes = correction or bool(_NEGATION.search(text) or _CHANGE.search(text))
-    return Statement(position, session_id, created_at, frozenset(order), order, openers(content), correction,
+    return Statement(position, session_id, created_at, frozenset(order), order, opening, correction,
                      changes, content.rstrip().endswith("?"), subject(content), text,
-                     frozenset(w.casefold() for w in _TOKEN.findall(content)))
+                     frozenset(_TOKEN.findall(text)), masked(content, spans))
 
 
 def subject(text: str) -> str:

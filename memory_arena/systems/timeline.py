@@ -34,7 +34,7 @@ from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
 from memory_arena.systems.text import tokenize
-from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, masked, newest_first,
+from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, newest_first,
                                                order_versions, replaces, resolved, restated, same_subject,
                                                statement, time_anchored)
 
@@ -80,7 +80,7 @@ class TimelineSystem(HybridSystem):
         hybrid = super().build_index(records, old.hybrid if old else None, old_count)
         new = records[old_count:]
         added = [statement(r.position, r.session_id, r.created_at, r.content) for r in new]
-        texts = [masked(r.content) for r in new]
+        texts = [s.frame for s in added]
         frames = self.encoder.encode(texts)
         # too thin to say what it is about: no subject and a single content word ("_ kept")
         frames[[not s.subject and len(tokenize(t)) < FRAME_WORDS for s, t in zip(added, texts)]] = 0
