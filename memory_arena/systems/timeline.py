@@ -13,8 +13,8 @@ change or denial. At the place of a thing's best-ranked version comes its curren
 the best-ranked version and up to `OLDER_SHOWN` other older versions, each returned with
 `superseded_by` set to the current version's id. Other memories keep their hybrid order,
 except that for a question about the present ("now", "these days") or a named day, the
-statements among the `top_k` take their places newest first (as of that day): the set
-returned is the same, the newest candidate answer comes first.
+statements among the first `top_k` plus `RECENT_EXTRA` take their places newest first (as of
+that day) before the list is cut to `top_k`: the newest candidate answers come first.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
@@ -27,6 +27,7 @@ as `hybrid`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import ceil
 
 import numpy as np
 
@@ -54,6 +55,10 @@ CORRECTION_WINDOW = 4
 CORRECTION_FRAME = 0.5
 """A correction with no statement just before it corrects the most similar earlier one, when
 their value-masked cosine is at least this."""
+RECENT_EXTRA = 0.2
+"""For a time-anchored question, how much longer than `top_k` the list is whose statements are
+put newest first before it is cut to `top_k`: a newer statement just below the cut takes the
+place of an older one."""
 OLDER_SHOWN = 1
 """Older versions shown right after a current one and the version the query matched; the
 rest keep their own place."""
@@ -142,10 +147,12 @@ class TimelineSystem(HybridSystem):
             return float(position) if created is None else float(created)
 
         cutoff = asked_day_end(query, (s.created_at for s in statements))
-        ordered = order_versions(relevance, later, time_of, cutoff, top_k, OLDER_SHOWN)
-        if time_anchored(query, cutoff):
-            ordered = newest_first(ordered, lambda p: bool(statements[p].values) and not statements[p].question,
-                                   time_of, cutoff)
+        if not time_anchored(query, cutoff):
+            ordered = order_versions(relevance, later, time_of, cutoff, top_k, OLDER_SHOWN)
+        else:  # the newest statements of a slightly wider list first, then the cut
+            wider = order_versions(relevance, later, time_of, cutoff, top_k + ceil(top_k * RECENT_EXTRA), OLDER_SHOWN)
+            ordered = newest_first(wider, lambda p: bool(statements[p].values) and not statements[p].question,
+                                   time_of, cutoff)[:top_k]
         # The score is the place in the list, so that it never increases down the list: a
         # current version takes the place of an older one whatever its own relevance.
         return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
