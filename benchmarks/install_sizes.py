@@ -70,12 +70,12 @@ def main(extras: list[str]) -> None:
         sys.exit(f"{PACKAGE} is not installed in this venv")
     core = closure(PACKAGE, set(), dists, set())
     sizes = {k: size(d) for k, d in dists.items()}
-    print(f"{'extra':<10} {'added MB':>9} {'beyond minilm':>14}  largest additions")
+    print(f"{'extra':<10} {'added MB':>9} {'beyond minilm':>14}  largest of its own (MB)")
     minilm = closure(PACKAGE, {"minilm"}, dists, set()) - core
     for extra in extras:
         added = closure(PACKAGE, {extra}, dists, set()) - core
         beyond = added - minilm if extra != "minilm" else set()
-        top = sorted(added, key=lambda k: -sizes[k])[:4]
+        top = sorted(beyond or added, key=lambda k: -sizes[k])[:4]  # what this extra brings of its own
         print(f"{extra:<10} {sum(sizes[k] for k in added) / 1e6:>9.0f} {sum(sizes[k] for k in beyond) / 1e6:>14.0f}  "
               + ", ".join(f"{k} {sizes[k] / 1e6:.0f}" for k in top))
     print(f"{'core':<10} {sum(sizes[k] for k in core) / 1e6:>9.0f}  (pip install memory-arena: verifiers and its "
