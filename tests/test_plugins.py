@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -190,10 +191,10 @@ def test_plugin_errors_on_the_command_line_are_one_line(tmp_path, argv, code, me
 
 @pytest.mark.slow
 def test_an_installed_plugin_is_found_by_its_entry_point_name(tmp_path):
-    target = tmp_path / "site"
+    target, source = tmp_path / "site", tmp_path / "memory_plugin"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("__pycache__"))  # setuptools builds in place
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--target", str(target), str(EXAMPLE)], check=True, capture_output=True, timeout=300,
-                   cwd=tmp_path)  # the build writes into the source folder's build/ unless run from elsewhere
+                    "--target", str(target), str(source)], check=True, capture_output=True, timeout=300, cwd=tmp_path)
     done = cli("bench", "--system", "sqlite-fts", "--limit", "1", "--out", str(tmp_path / "out"),
                pythonpath=[target], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
