@@ -231,3 +231,41 @@ def test_the_reference_server_serves_a_plugin_backend(tmp_path):
     bad = cli("serve", "--backend", "grep", "--backend-option", "k=3", "--port", "0", "--db", str(tmp_path / "x.sqlite3"),
               pythonpath=[], cwd=tmp_path)
     assert bad.returncode == 2 and "backend 'grep' has no option 'k'" in bad.stderr
+
+
+PLUGIN_WITH_OPTION = '''
+from memory_arena.systems.bm25 import BM25System
+
+
+class MarkedBM25(BM25System):
+    name = "marked-bm25"
+
+    def __init__(self, marker_file: str) -> None:
+        super().__init__()
+        with open(marker_file, "a") as fh:
+            fh.write("built\\n")
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.verifiers
+def test_a_plugin_and_its_options_through_the_real_vf_eval(tmp_path, monkeypatch):
+    """`memory_system` names a plugin and `memory_system_options` reaches its constructor
+    through vf-eval's own argument handling (0.4 flags, 0.3 `-a` JSON); the plugin ranks as the
+    bm25 it extends, so the model is sent exactly bm25's memories and rewarded accordingly."""
+    pytest.importorskip("bm25s")
+    from test_env_memory_system import NUM, TOP_K, _check, _entries, _tasks
+    from vf_eval_runner import ScriptedServer, by_task, run_vf_eval
+
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "marked_bm25.py").write_text(PLUGIN_WITH_OPTION)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), str(tmp_path / "plugins")]))
+    marker = tmp_path / "built.txt"
+    tasks = _tasks()
+    args = {"memory_system": "marked_bm25:MarkedBM25", "memory_system_options": {"marker_file": str(marker)},
+            "top_k": TOP_K, "num_examples": NUM}
+    with ScriptedServer(tmp_path / "server", _entries(tasks, build_system("bm25"))) as server:
+        rollouts = by_task(run_vf_eval(server, tmp_path / "out", NUM, args))
+        requests = server.requests()
+    _check(tasks, rollouts, requests)
+    assert marker.read_text().startswith("built")
