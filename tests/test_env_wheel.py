@@ -56,6 +56,12 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
+def _run_code(python: Path, tmp: Path, code: str) -> subprocess.CompletedProcess:
+    """Run `code` with the venv's Python outside the checkout, so that it sees only the wheel."""
+    return subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
+                          timeout=300)
+
+
 def test_wheel_carries_runtime_files(installed):
     wheel, _, _ = installed
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -78,8 +84,7 @@ def test_wheel_carries_pyproject_for_the_hub(installed):
         "data = tomllib.loads((pathlib.Path(memory_arena.__file__).parent / 'pyproject.toml').read_text())\n"
         "print(json.dumps([data['project']['name'], data['project']['tags'], data['tool']['verifiers']['eval']]))\n"
     )
-    out = subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
-                         timeout=300)
+    out = _run_code(python, tmp, code)
     assert out.returncode == 0, out.stderr[-3000:]
     name, tags, defaults = json.loads(out.stdout.strip().splitlines()[-1])
     assert name == "memory-arena" and "memory" in tags
@@ -87,8 +92,7 @@ def test_wheel_carries_pyproject_for_the_hub(installed):
     if verifiers_api() == "classic":  # the installed vf-eval finds them there
         code = ("from verifiers.legacy.scripts.eval import get_env_eval_defaults\n"
                 "print(get_env_eval_defaults('memory-arena'))\n")
-        out = subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
-                             timeout=300)
+        out = _run_code(python, tmp, code)
         assert out.stdout.strip().splitlines()[-1] == "{'num_examples': 20, 'rollouts_per_example': 1}", out.stderr
 
 
@@ -104,8 +108,7 @@ def test_load_environment_from_the_installed_wheel(installed):
         "rows = list(env.taskset) if hasattr(env, 'taskset') else env.get_eval_dataset()\n"
         "print(type(env).__name__, len(rows))\n"
     )
-    out = subprocess.run([str(python), "-c", code], cwd=tmp, env=_clean_env(), capture_output=True, text=True,
-                         timeout=300)
+    out = _run_code(python, tmp, code)
     assert out.returncode == 0, out.stderr[-3000:]
     location, files, summary = out.stdout.strip().splitlines()[-3:]
     assert Path(location).is_relative_to(tmp / "venv"), location  # the wheel, not the checkout
