@@ -9,7 +9,6 @@ output of both versions lives in `tests/fixtures/vf_eval_v03` and `tests/fixture
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 from pathlib import Path
@@ -38,9 +37,11 @@ def run_offline(out: Path, baselines: str | None = None) -> Path:
 def run_bench(out: Path, systems: str = "grep", limit: int = 2) -> Path:
     """A real `memory-arena bench` run into `out`."""
     from memory_arena import bench
+    from memory_arena.cli import UsageParser
 
-    args = argparse.Namespace(system=systems, k=10, categories=None, limit=limit, dataset=None, out=str(out),
-                              api_key_env=None)
+    parser = UsageParser(prog="memory-arena bench")
+    bench.configure(parser)  # the command's own parser: every option it has, with its default
+    args = parser.parse_args(["--system", systems, "--limit", str(limit), "--out", str(out)])
     assert bench.run(args) == 0
     return out
 
