@@ -41,9 +41,9 @@ def dog_task() -> Task:
 
 # -- options -------------------------------------------------------------------------------
 def test_options_are_json_when_they_are_json_and_text_otherwise():
-    assert plugins.parse_options(["k=10", "fast=true", "ratio=0.5", "tags=[\"a\", 1]", "path=/tmp/x y",
+    assert plugins.parse_options(["k=10", "fast=true", "ratio=0.5", "tags=[\"a\", 1]", "path=data/x y",
                                   "empty=", "name=\"quoted\"", "eq=a=b"]) == {
-        "k": 10, "fast": True, "ratio": 0.5, "tags": ["a", 1], "path": "/tmp/x y", "empty": "",
+        "k": 10, "fast": True, "ratio": 0.5, "tags": ["a", 1], "path": "data/x y", "empty": "",
         "name": "quoted", "eq": "a=b"}
 
 

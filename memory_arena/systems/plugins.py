@@ -8,7 +8,7 @@ Three ways in besides the built-in names and `http://` URLs:
   (`[project.entry-points."memory_arena.systems"] my-memory = "my_pkg.memory:MyMemory"`);
 - constructor options, as a dict in Python or as repeated `key=value` on the command line,
   where a value is read as JSON when it is JSON (`k=10`, `fast=true`, `tags=["a"]`) and as
-  text otherwise (`path=/tmp/x`).
+  text otherwise (`path=data/x`).
 
 A plugin class must subclass `MemorySystem`. Everything that can be checked before a long run
 is checked here, with one sentence naming what is wrong: the spelling of the import path, the
@@ -84,7 +84,7 @@ def load_class(name: str) -> type[MemorySystem]:
 
 
 def parse_options(pairs: Iterable[str]) -> dict[str, Any]:
-    """`["k=10", "path=/tmp/x"]` -> `{"k": 10, "path": "/tmp/x"}`; ValueError for a pair
+    """`["k=10", "path=data/x"]` -> `{"k": 10, "path": "data/x"}`; ValueError for a pair
     without `=`, a key that is not a Python name, or a key given twice."""
     options: dict[str, Any] = {}
     for pair in pairs:
