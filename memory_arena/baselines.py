@@ -21,13 +21,14 @@ from datetime import date
 from typing import Callable, Iterable
 
 from .suites.retractions import ABSTAIN_REPLY, BY_SLOT
+from .tasks.common import DAY_MS
 from .tasks.forms import value_forms
 from .tasks.schema import Task, user_statements
 from .tasks.vocab import WEEKDAYS
 
 
 Baseline = Callable[[Task], str]
-_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_EPOCH = date(1970, 1, 1)
 
 
 def _managers(task: Task, first: bool) -> dict[str, str]:
@@ -62,8 +63,8 @@ def _value(task: Task, first: bool) -> str | None:
     elif task.meta.get("question_kind") == "as_of_date":
         # A long-horizon question about a named date: what was said before that day ended, by the
         # turns' own timestamps (the sessions a model sees are dated).
-        end = date.fromisoformat(task.meta["as_of_date"]).toordinal() - _EPOCH_ORDINAL + 1
-        events = [e for e in events if task.turns[e["turn"]].timestamp < end * 86_400_000] or events[:1]
+        end_ms = ((date.fromisoformat(task.meta["as_of_date"]) - _EPOCH).days + 1) * DAY_MS
+        events = [e for e in events if task.turns[e["turn"]].timestamp < end_ms] or events[:1]
     return events[-1]["value"]
 
 
