@@ -16,7 +16,12 @@ connections:
 4. Add, one more message: one short Add per user, as the conversation goes on.
 5. Search, first after that Add: each user's question again; the answering worker already
    holds the user (if phase 3 reached it there), so it loads and indexes only the new message.
-Every response is checked with the client's own well-formedness rules; anything else, a
+The clients are `--clients` keep-alive connections opened once, each served a `/health` before
+the first clock starts, and kept for every phase (a connection opened at a phase's start waits
+for its accept, which a server busy with the burst defers, and that wait was counted in its
+first request). Each phase's requests are built before its clock starts, and the client's heap
+is frozen out of its own garbage collector, so that no pause of the client is counted as the
+server's. Every response is checked with the client's own well-formedness rules; anything else, a
 non-200 or a dropped connection counts as an error. Prints per phase: throughput,
 p50/p95/p99 latency, errors, and CPU time per request of the server's processes (all
 workers) and of the throwaway PostgreSQL cluster (from /proc). On a machine shared with other
@@ -36,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import itertools
 import json
 import os
@@ -98,8 +104,9 @@ def add_jobs(passes: int, tag: str) -> Iterator[Job]:
 
 def follow_up_jobs(passes: int, tag: str) -> Iterator[Job]:
     """One more Add per ingested user: a short new session, as a conversation that goes on."""
+    tasks = load_tasks()
     for p in range(passes):
-        for task in load_tasks():
+        for task in tasks:
             user = f"load{tag}-p{p}-{task.id}"
             chunk = [{"role": "user", "content": f"One more thing to keep in mind: {task.question}"}]
             body = {"request_id": request_id_for(user, "follow-up", 0, chunk), "user_id": user,
@@ -116,44 +123,80 @@ def search_jobs(passes: int, tag: str, repeat: bool) -> Iterator[Job]:
             yield Job("/search", body, lambda payload: check_search_response(payload, TOP_K))
 
 
-async def worker(host: str, port: int, jobs: Iterator[Job], phase: Phase, deadline: float) -> None:
-    reader, writer = await asyncio.open_connection(host, port)
-    writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        # One shared iterator: the event loop is single-threaded, so `next` needs no lock.
-        for job in jobs:
-            if time.monotonic() > deadline:
-                return
-            body = json.dumps(job.body).encode()
-            request = (f"POST {job.path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-                       f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-            start = time.perf_counter()
-            try:
-                writer.write(request)
-                head = await reader.readuntil(b"\r\n\r\n")
-                status = int(head.split(b" ", 2)[1])
-                length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:"))
-                payload = await reader.readexactly(length)
-            except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration) as exc:
-                phase.errors += 1
-                phase.first_error = phase.first_error or f"{type(exc).__name__}: {exc}"
-                writer.close()
-                reader, writer = await asyncio.open_connection(host, port)
-                continue
-            phase.latencies.append(time.perf_counter() - start)
-            problem = f"HTTP {status}" if status != 200 else job.check(json.loads(payload))
-            if problem:
-                phase.errors += 1
-                phase.first_error = phase.first_error or f"{job.path}: {problem}"
-    finally:
-        writer.close()
+class Connection:
+    """One client's keep-alive HTTP/1.1 connection, opened once and kept for every phase (opened
+    again after an error), as the 64 clients of a service keep theirs."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.close()
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    async def exchange(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        """Send one request, return the status and the body of its response."""
+        assert self.reader is not None and self.writer is not None, "open() not called"
+        self.writer.write((f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+                           f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.reader = self.writer = None
 
 
-async def run_phase(name: str, host: str, port: int, jobs: Iterator[Job], clients: int, max_seconds: float) -> Phase:
+async def worker(conn: Connection, jobs: Iterator[Job], phase: Phase, deadline: float) -> None:
+    # One shared iterator: the event loop is single-threaded, so `next` needs no lock.
+    for job in jobs:
+        if time.monotonic() > deadline:
+            return
+        body = json.dumps(job.body).encode()
+        start = time.perf_counter()
+        try:
+            status, payload = await conn.exchange("POST", job.path, body)
+        except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration) as exc:
+            phase.errors += 1
+            phase.first_error = phase.first_error or f"{type(exc).__name__}: {exc}"
+            await conn.open()
+            continue
+        phase.latencies.append(time.perf_counter() - start)
+        problem = f"HTTP {status}" if status != 200 else job.check(json.loads(payload))
+        if problem:
+            phase.errors += 1
+            phase.first_error = phase.first_error or f"{job.path}: {problem}"
+
+
+async def connect(host: str, port: int, clients: int) -> list[Connection]:
+    """`clients` connections, each one already served once (`/health`): a connection the server
+    has not yet accepted when a phase starts would add the wait for its accept, which a server
+    busy with a burst of requests defers, to its first request's latency."""
+    connections = [Connection(host, port) for _ in range(clients)]
+    await asyncio.gather(*(conn.open() for conn in connections))
+    workers: dict[Any, int] = {}
+    for status, payload in await asyncio.gather(*(conn.exchange("GET", "/health") for conn in connections)):
+        if status != 200:
+            raise SystemExit(f"load_server.py: error: /health answered HTTP {status}")
+        worker_id = json.loads(payload).get("worker")
+        workers[worker_id] = workers.get(worker_id, 0) + 1
+    # Each connection stays with the worker that accepted it: say how they were spread.
+    print(f"  {clients} connections over {len(workers)} worker(s): "
+          f"{', '.join(str(n) for n in sorted(workers.values(), reverse=True))}", file=sys.stderr, flush=True)
+    return connections
+
+
+async def run_phase(name: str, connections: list[Connection], jobs: Iterator[Job], max_seconds: float) -> Phase:
     phase = Phase(name)
     start = time.perf_counter()
-    await asyncio.gather(*(worker(host, port, jobs, phase, time.monotonic() + max_seconds) for _ in range(clients)))
+    await asyncio.gather(*(worker(conn, jobs, phase, time.monotonic() + max_seconds) for conn in connections))
     phase.seconds = time.perf_counter() - start
     return phase
 
@@ -221,16 +264,34 @@ def run_workload(url: str, server_pid: int | None, db_pid: int | None, args: arg
         ("Add, one more message", follow_up_jobs(passes, tag), args.searches),
         ("Search, first after that Add", search_jobs(passes, tag, repeat=False), args.searches),
     ]
+    return asyncio.run(run_phases(host, port, workload, server_pid, db_pid, args))
+
+
+async def run_phases(host: str, port: int, workload: list[tuple[str, Iterator[Job], int]], server_pid: int | None,
+                     db_pid: int | None, args: argparse.Namespace) -> list[Phase]:
+    """The phases one after the other, over the same `args.clients` connections."""
+    connections = await connect(host, port, args.clients)
     phases = []
-    for name, jobs, limit in workload:
-        before = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
-        phase = asyncio.run(run_phase(name, host, port, itertools.islice(jobs, limit), args.clients,
-                                      args.max_seconds))
-        after = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
-        phase.server_cpu, phase.db_cpu = (None if b is None or a is None else a - b for b, a in zip(before, after))
-        phases.append(phase)
-        print(f"  {name}: {len(phase.latencies) + phase.errors} requests, {phase.errors} errors, "
-              f"{phase.seconds:.1f} s", file=sys.stderr, flush=True)
+    try:
+        for name, jobs, limit in workload:
+            # Every request of the phase is built before its clock starts, and the client's heap
+            # is then frozen out of its garbage collector: reading the dataset (about 0.16 s) or
+            # a full collection of the client's heap in mid-phase would stop every client at
+            # once, and that pause would be counted as the server's latency.
+            prepared = list(itertools.islice(jobs, limit))
+            gc.collect()
+            gc.freeze()
+            before = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
+            phase = await run_phase(name, connections, iter(prepared), args.max_seconds)
+            after = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
+            phase.server_cpu, phase.db_cpu = (None if b is None or a is None else a - b
+                                              for b, a in zip(before, after))
+            phases.append(phase)
+            print(f"  {name}: {len(phase.latencies) + phase.errors} requests, {phase.errors} errors, "
+                  f"{phase.seconds:.1f} s", file=sys.stderr, flush=True)
+    finally:
+        for conn in connections:
+            conn.close()
     return phases
 
 

@@ -40,3 +40,18 @@ def test_a_small_run_prints_every_phase_without_errors() -> None:
 def test_bad_arguments_are_refused(args: list[str], message: str) -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert proc.returncode == 2 and message in proc.stderr
+
+
+@pytest.mark.slow
+def test_server_heap_shows_the_worker_cache_out_of_full_collections() -> None:
+    pytest.importorskip("bm25s", reason="the default backend needs bm25s")
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "server_heap.py"), "--passes", "1"],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {cells[0].strip(): cells for line in proc.stdout.splitlines() if line.startswith("| library")
+            or line.startswith("| worker") for cells in [line.split("|")[1:-1]]}
+    assert set(rows) == {"library", "worker"}
+    assert int(rows["library"][1]) == int(rows["worker"][1]) == 500  # first searches
+    # A library object leaves its cache to the collector, a worker freezes it after each load.
+    assert int(rows["library"][8]) > 50_000 and int(rows["worker"][8]) < 1_000
+    assert int(rows["worker"][5]) == 500 and int(rows["worker"][4]) == 0  # settles; automatic full collections

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
+from memory_arena.contract import heap
 from memory_arena.contract.store import (GroupCommitWriter, Store, StoreError, StoredAdd, is_postgres_url,
                                          open_store, remove_sqlite_files)
 from memory_arena.contract.validation import AddRequest, ValidationFailed, validate_add, validate_search
@@ -90,12 +91,19 @@ class _Cached:
 
 
 class MemoryService:
-    """The store, its writer thread and this worker's search backend, tied to one event loop."""
+    """The store, its writer thread and this worker's search backend, tied to one event loop.
 
-    def __init__(self, store: Store, backend_name: str, backend_options: dict[str, Any] | None = None) -> None:
+    `settle_heap`: this service is what its process runs (a server worker): after start-up and
+    after each load of new messages into the cache, the long-lived heap is frozen out of the
+    garbage collector's full collections (`heap.settle`), which would otherwise stop the event
+    loop for a time growing with the users cached."""
+
+    def __init__(self, store: Store, backend_name: str, backend_options: dict[str, Any] | None = None,
+                 settle_heap: bool = False) -> None:
         from memory_arena.systems import SYSTEMS, build_system
 
         self._store = store
+        self._settle_heap = settle_heap
         self.backend_name = backend_name
         self._backend = build_system(backend_name, backend_options)
         # The built-in systems number a user's memories 0, 1, 2, ... in arrival order; an
@@ -109,6 +117,8 @@ class MemoryService:
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._writer = GroupCommitWriter(self._store, self._deliver)
+        if self._settle_heap:  # the modules, the app and the warmed-up backend live as long as the worker
+            heap.settle()
 
     def stop(self) -> None:
         if self._writer is not None:
@@ -144,6 +154,8 @@ class MemoryService:
                 self._ingest(add, cached)
             self._backend.flush(user_id)  # a backend that buffers its adds writes them now
             cached.version = version
+            if self._settle_heap:  # what was just loaded stays cached: keep full collections off it
+                heap.settle()
         return cached
 
     def _ingest(self, add: StoredAdd, cached: _Cached) -> None:
@@ -241,14 +253,16 @@ def _parse_int(text: str) -> int:
     return -(2**200) if text.startswith("-") else 2**200
 
 
-def create_app(config: ServerConfig, store: Store | None = None):
-    """The ASGI application of one worker. `store` defaults to opening `config.db`."""
+def create_app(config: ServerConfig, store: Store | None = None, settle_heap: bool = False):
+    """The ASGI application of one worker. `store` defaults to opening `config.db`; `settle_heap`
+    when the app is what its process serves (see `MemoryService`), not a library object in a
+    larger program."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.routing import Route
 
     store = store if store is not None else open_store(config.db)
-    service = MemoryService(store, config.backend, config.backend_options)
+    service = MemoryService(store, config.backend, config.backend_options, settle_heap)
     api_key = config.api_key.encode("utf-8") if config.api_key else None
 
     def endpoint(handler: Callable[[Any], Any], authenticated: bool = True):
@@ -356,7 +370,7 @@ def app_from_environment() -> Any:
     """The app of one worker of `--workers N`, configured by the parent through `CONFIG_ENV`."""
     settings = json.loads(os.environ[CONFIG_ENV])
     key_env = settings.pop("api_key_env")
-    app = create_app(ServerConfig(api_key=os.environ[key_env] if key_env else None, **settings))
+    app = create_app(ServerConfig(api_key=os.environ[key_env] if key_env else None, **settings), settle_heap=True)
     _exit_with_parent()
     return app
 
@@ -490,7 +504,7 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(config.db)
         stored = store.count_messages()
         if args.workers == 1:
-            app = create_app(config, store)
+            app = create_app(config, store, settle_heap=True)
         else:  # each worker opens its own connections; the parent only checked the database
             store.close()
         try:
