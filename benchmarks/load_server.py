@@ -17,16 +17,17 @@ connections:
 5. Search, first after that Add: each user's question again; the answering worker already
    holds the user (if phase 3 reached it there), so it loads and indexes only the new message.
 The clients are `--clients` keep-alive connections opened once, each served a `/health` before
-the first clock starts, and kept for every phase (a connection opened at a phase's start waits
-for its accept, which a server busy with the burst defers, and that wait was counted in its
-first request). Each phase's requests are built before its clock starts, and the client's heap
-is frozen out of its own garbage collector, so that no pause of the client is counted as the
-server's. Every response is checked with the client's own well-formedness rules; anything else, a
-non-200 or a dropped connection counts as an error. Prints per phase: throughput,
-p50/p95/p99 latency, errors, and CPU time per request of the server's processes (all
-workers) and of the throwaway PostgreSQL cluster (from /proc). On a machine shared with other
-work, the CPU columns are the figures that do not depend on the neighbours. Bounded: `--adds`
-and `--searches` requests at most per phase, and `--max-seconds` per phase.
+the first clock starts, and kept for every phase: 64 clients of a service keep their
+connections, and a connection opened at a phase's start adds its taking-up by a server busy
+with the burst to its first request (up to 1.2 s in one run on a busy machine). Each phase's
+requests are built before its clock starts, and the client's heap is frozen out of its own
+garbage collector, so that no pause of the client is counted as the server's. Every response
+is checked with the client's own well-formedness rules; anything else, a non-200 or a dropped
+connection counts as an error. Prints per phase: throughput, p50/p95/p99 latency, errors, CPU
+time per request of the server's processes (all workers) and of the throwaway PostgreSQL
+cluster (from /proc), and the machine's load average at its end. On a machine shared with
+other work, the CPU columns are the figures that do not depend on the neighbours. Bounded:
+`--adds` and `--searches` requests at most per phase, and `--max-seconds` per phase.
 
 The load generator is a minimal asyncio HTTP/1.1 client rather than httpx so that, on a
 2-core machine shared with the server, it takes as little CPU as possible from what is
@@ -87,6 +88,8 @@ class Phase:
     """CPU seconds the server's processes used during the phase (None if they are not ours to read)."""
     db_cpu: float | None = None
     """CPU seconds of the throwaway PostgreSQL cluster's processes (None for SQLite or an outside one)."""
+    load_average: float = 0.0
+    """The machine's 1-minute load average at the end of the phase: how much else was running."""
 
 
 def add_jobs(passes: int, tag: str) -> Iterator[Job]:
@@ -176,9 +179,8 @@ async def worker(conn: Connection, jobs: Iterator[Job], phase: Phase, deadline: 
 
 
 async def connect(host: str, port: int, clients: int) -> list[Connection]:
-    """`clients` connections, each one already served once (`/health`): a connection the server
-    has not yet accepted when a phase starts would add the wait for its accept, which a server
-    busy with a burst of requests defers, to its first request's latency."""
+    """`clients` connections, each one already served once (`/health`), so that no phase's clock
+    counts a connection's taking-up by the server."""
     connections = [Connection(host, port) for _ in range(clients)]
     await asyncio.gather(*(conn.open() for conn in connections))
     workers: dict[Any, int] = {}
@@ -236,15 +238,15 @@ def _per_request(seconds: float | None, n: int) -> str:
 
 def table(rows: list[tuple[str, Phase]]) -> str:
     lines = ["| configuration | phase | requests | errors | seconds | req/s | p50 ms | p95 ms | p99 ms "
-             "| server CPU ms/req | PostgreSQL CPU ms/req |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| server CPU ms/req | PostgreSQL CPU ms/req | load average |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for config, ph in rows:
         n = len(ph.latencies) + ph.errors
         ms = [percentile(ph.latencies, q) for q in (50, 95, 99)]
         p50, p95, p99 = ("n/a" if v is None else f"{1000 * v:.1f}" for v in ms)
         rate = f"{n / ph.seconds:.0f}" if ph.seconds else "n/a"
         lines.append(f"| {config} | {ph.name} | {n} | {ph.errors} | {ph.seconds:.1f} | {rate} | {p50} | {p95} | "
-                     f"{p99} | {_per_request(ph.server_cpu, n)} | {_per_request(ph.db_cpu, n)} |")
+                     f"{p99} | {_per_request(ph.server_cpu, n)} | {_per_request(ph.db_cpu, n)} | {ph.load_average:.1f} |")
     return "\n".join(lines)
 
 
@@ -286,6 +288,7 @@ async def run_phases(host: str, port: int, workload: list[tuple[str, Iterator[Jo
             after = tree_cpu_seconds(server_pid), tree_cpu_seconds(db_pid)
             phase.server_cpu, phase.db_cpu = (None if b is None or a is None else a - b
                                               for b, a in zip(before, after))
+            phase.load_average = os.getloadavg()[0]
             phases.append(phase)
             print(f"  {name}: {len(phase.latencies) + phase.errors} requests, {phase.errors} errors, "
                   f"{phase.seconds:.1f} s", file=sys.stderr, flush=True)

@@ -26,6 +26,7 @@ def test_a_small_run_prints_every_phase_without_errors() -> None:
                                            "Add, one more message", "Search, first after that Add"]
     for cells in rows:
         assert int(cells[2]) > 0 and int(cells[3]) == 0  # requests, errors
+        assert float(cells[11]) >= 0  # the load average at the phase's end
     # The workers' CPU is counted, not only the idle parent's (a phase this small may take less
     # than the clock's 10 ms tick, the whole run does not).
     assert sum(float(cells[9]) for cells in rows) > 0
