@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
+from memory_arena.systems.text import STOPWORDS
+
 DAY_MS = 86_400_000
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -92,6 +94,24 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], tuple[str, ...]]:
     return spans, tuple(opening)
 
 
+# A capitalised sentence opener and what follows it: a word, or the end of the sentence.
+_OPENER_AND_NEXT = re.compile(r"(?:^|(?<=[.!?:;—–\"“(]))\s*([A-Z][\w'’-]*)(?:\s+([\w'’-]+)|\s*(?=[.!?]|$))")
+
+
+def named_openers(text: str) -> tuple[str, ...]:
+    """The sentence openers of `text` that stand where a name stands: before a function word or
+    alone after a clause ("Zuri has the pager", "Kim and I", "Scratch that: Nuuk."), not before
+    another content word ("Lovely weather") nor as a whole reply ("Noted."), case-folded. Whether
+    one is a name is for `answers` to judge."""
+    out = []
+    for match in _OPENER_AND_NEXT.finditer(text):
+        word, following = match.group(1), match.group(2)
+        alone = following is None and bool(text[:match.start(1)].strip())
+        if word.casefold() not in _NOT_VALUE and (alone or (following or "").casefold() in STOPWORDS):
+            out.append(word.casefold().removesuffix("'s").removesuffix("’s"))
+    return tuple(out)
+
+
 def value_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each value in `text`: a run of value tokens separated only by spaces,
     or numbers joined by a colon, slash or dot ("27:12", "12/05")."""
@@ -155,10 +175,54 @@ def asked_day_end(query: str, times: Iterable[int | None]) -> int | None:
 _PRESENT = re.compile(r"\b(now|nowadays|these days|currently|current|at the moment|right now|latest|still|today)\b")
 
 
+# A question about the past ("What was my first car?", "Where did we live before?") asks for
+# an earlier state, so the newest statement is not its answer.
+_PAST = re.compile(r"\b(was|were|did|had|used to|before|first|originally|previous(ly)?|ago|last (year|month|week))\b")
+
+
 def time_anchored(query: str, cutoff: int | None) -> bool:
-    """Whether `query` asks about a time: the present ("now", "these days", "currently") or a
-    named day (`cutoff`, from `asked_day_end`)."""
-    return cutoff is not None or _PRESENT.search(query.casefold()) is not None
+    """Whether `query` asks about a time: a named day (`cutoff`, from `asked_day_end`), or the
+    present, said ("now", "these days", "currently") or meant by a question in the present
+    tense ("Who is my accountant?"), which asks what holds today."""
+    folded = query.casefold()
+    return cutoff is not None or _PRESENT.search(folded) is not None or _PAST.search(folded) is None
+
+
+# A statement that does not assert what holds: a wish, a plan, a hypothetical, an offer declined,
+# a past or a one-off ("If we ever move, I'd pick Nuuk", "I almost bought a Fiat", "my first car,
+# years ago, was a Saab", "I asked Jo, but she said no"). Its value is not a candidate answer.
+_IRREALIS = re.compile(
+    r"\b(if|would|wish(ed)?|dreams?|maybe|perhaps|might|almost|nearly|hoping|hope to|plan(ning)? to|"
+    r"thinking (about|of)|consider(ing|ed)?|torn between|suggested|offered|interviewed|"
+    r"years ago|when i was|as a kid|said no|turned (it|the offer|them|him|her) down|declined|"
+    r"couldn't|could not|instead of)\b|\b\w+'d\b")
+
+
+_SENTENCE_END = re.compile(r"[.!?](\s+|$)")
+
+
+def _judged(text: str, spans: list[tuple[int, int]] | None) -> list[str]:
+    """The sentences of `text` that hold its values (`spans`, found if not given), or its first
+    sentence when it has none: what it says, without the small talk around it ("I work at
+    Acme. Wild, right?" asks nothing; "Jo has the pager now. That's it, I guess." is Jo's)."""
+    spans = value_spans(text) if spans is None else spans
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)]
+    sentences = [(a, b) for a, b in zip(starts, starts[1:] + [len(text)]) if a < b]
+    held = [text[a:b] for a, b in sentences if any(a <= v < b for v, _ in spans)]
+    return held or [text[a:b] for a, b in sentences[:1]] or [text]
+
+
+def irrealis(text: str, spans: list[tuple[int, int]] | None = None) -> bool:
+    """Whether `text` speaks of something that does not hold now (see `_IRREALIS`), judged on
+    the sentences that hold its values: "I'm at desk 5 today. Just thought I'd mention it."
+    asserts its value."""
+    return any(_IRREALIS.search(sentence.casefold()) for sentence in _judged(text, spans))
+
+
+def asks(text: str, spans: list[tuple[int, int]] | None = None) -> bool:
+    """Whether `text` asks rather than states: a sentence that holds its values ends with a
+    question mark ("Is it Nuuk?"), not a tag after it ("I'm in Nuuk. Wild, right?")."""
+    return any(sentence.rstrip().endswith("?") for sentence in _judged(text, spans))
 
 
 def newest_first(ordered: list[tuple[int, int | None]], states: Callable[[int], bool],
@@ -166,13 +230,34 @@ def newest_first(ordered: list[tuple[int, int | None]], states: Callable[[int], 
     """`ordered` with the places of its statements (`states(p)`: it sets a value) given to
     those statements newest first, the ones said before `cutoff` before the others; every
     other memory keeps its place. For a time-anchored question the retrieved statements are
-    candidate answers, and the newest (as of the asked day) is the best of them."""
+    candidate answers, and the newest (as of the asked day) is the best of them. An older
+    version never ends up above the version that replaced it (`after_current`)."""
     slots = [i for i, (p, _) in enumerate(ordered) if states(p)]
     by_time = sorted((ordered[i] for i in slots), key=lambda e: (_after(e[0], time_of, cutoff), -time_of(e[0]), -e[0]))
     out = list(ordered)
     for i, entry in zip(slots, by_time):
         out[i] = entry
-    return out
+    return after_current(out)
+
+
+def after_current(ordered: list[tuple[int, int | None]]) -> list[tuple[int, int | None]]:
+    """`ordered` with each older version that comes before the version replacing it moved to
+    just after it (older versions in their order); everything else keeps its order."""
+    present = {p for p, _ in ordered}
+    waiting: dict[int, list[tuple[int, int | None]]] = {}
+    out: list[tuple[int, int | None]] = []
+    seen: set[int] = set()
+    for entry in ordered:
+        p, newer = entry
+        if newer is not None and newer in present and newer not in seen:
+            waiting.setdefault(newer, []).append(entry)
+            continue
+        out.append(entry)
+        seen.add(p)
+        for held in waiting.pop(p, []):
+            out.append(held)
+            seen.add(held[0])
+    return out + [held for entries in waiting.values() for held in entries]  # none in a consistent list
 
 
 @dataclass(frozen=True)
@@ -191,6 +276,10 @@ class Statement:
     """It says something was wrong, denied or changed (a correction, "not", "switched", "now")."""
     question: bool
     """It asks rather than states (ends with a question mark): a question sets no value."""
+    irrealis: bool
+    """It speaks of what does not hold now (`irrealis`): a wish, a plan, a past, a refusal."""
+    names: tuple[str, ...]
+    """Its sentence openers that stand where a name stands (`named_openers`)."""
     subject: str
     """Who it is about: "self", a possessive name, a person word, or "" when it cannot tell."""
     text: str  # case-folded content, for `names`
@@ -206,21 +295,27 @@ def statement(position: int, session_id: str, created_at: int | None, content: s
     text = content.casefold()
     correction = is_correction(content)
     changes = correction or bool(_NEGATION.search(text) or _CHANGE.search(text))
+    core = " ".join(sentence.strip() for sentence in _judged(content, spans))
     return Statement(position, session_id, created_at, frozenset(order), order, opening, correction,
-                     changes, content.rstrip().endswith("?"), subject(content), text,
-                     frozenset(_TOKEN.findall(text)), masked(content, spans))
+                     changes, asks(content, spans), irrealis(content, spans), named_openers(content), subject(core), text,
+                     frozenset(_TOKEN.findall(text)), masked(core))
 
 
 def subject(text: str) -> str:
-    """Who `text` is about (see `Statement.subject`)."""
-    name = _POSSESSIVE_NAME.search(text)
-    if name:
-        return name.group(1).casefold()
+    """Who `text` is about (see `Statement.subject`): whoever it names first, so that "My dog
+    is called Rex, he is a sweetheart" is the speaker's and "my sister's dog" the sister's."""
     folded = text.casefold()
-    other = _OTHER_PERSON.search(folded)
-    if other:
-        return other.group(0).split()[-1]
-    return "self" if _FIRST_PERSON.search(folded) else ""
+    found = [(m.start(), m.group(1).casefold()) for m in _POSSESSIVE_NAME.finditer(text)
+             if m.group(1).casefold() not in STOPWORDS]  # "That's", "It's", "What's" name no one
+    found += [(m.start(), m.group(0).split()[-1]) for m in _OTHER_PERSON.finditer(folded)][:1]
+    found += [(m.start() + 0.5, "self") for m in _FIRST_PERSON.finditer(folded)][:1]  # "my sister": the sister
+    return min(found)[1] if found else ""
+
+
+def same_person(candidate: str, asked: str) -> bool:
+    """Whether a statement about `candidate` can be about `asked`: the same, or a statement that
+    names no one, which in someone's own conversation is most often about them."""
+    return candidate == asked or candidate == ""
 
 
 def corrected(statements: Sequence[Statement], order: Sequence[int], position: int, window: int) -> int | None:
@@ -254,6 +349,20 @@ def restated(statements: Sequence[Statement], position: int) -> int | None:
         if statements[earlier].values == me.values and not statements[earlier].question:
             return earlier
     return None
+
+
+def answers(candidate: Statement, asked: Statement, known: frozenset[str] = frozenset(),
+            plain: frozenset[str] = frozenset()) -> bool:
+    """Whether `candidate` can answer the question `asked`: it asserts a value of the question's
+    subject (not a question, not a wish or a past, `irrealis`), and names whatever the question
+    names ("Who does Jo report to?": a statement naming Jo). A sentence opener counts as a
+    value unless it is a `plain` word (written in lower case elsewhere, or opening many
+    messages): "Zuri is on call today", "Scratch that: Nuuk." name someone; "Handover done"
+    does not, once "no handover today" was said."""
+    stated = candidate.values or any(o not in plain and o not in STOPWORDS for o in candidate.names)
+    if not stated or candidate.question or candidate.irrealis or not same_person(candidate.subject, asked.subject):
+        return False
+    return all(v in candidate.values or names(candidate.text, v) for v in resolved(asked, known))
 
 
 def same_subject(a: Statement, b: Statement, known: frozenset[str] = frozenset()) -> bool:

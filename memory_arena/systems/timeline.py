@@ -26,8 +26,11 @@ as `hybrid`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
+import re
 from math import ceil
+from typing import Callable
 
 import numpy as np
 
@@ -35,7 +38,7 @@ from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
 from memory_arena.systems.text import tokenize
-from memory_arena.systems.supersession import (Statement, asked_day_end, corrected, newest_first,
+from memory_arena.systems.supersession import (Statement, answers, asked_day_end, corrected, newest_first,
                                                order_versions, replaces, resolved, restated, same_subject,
                                                statement, time_anchored)
 
@@ -59,9 +62,22 @@ RECENT_EXTRA = 0.2
 """For a time-anchored question, how much longer than `top_k` the list is whose statements are
 put newest first before it is cut to `top_k`: a newer statement just below the cut takes the
 place of an older one."""
+ANSWER_POOL = 20
+"""For a time-anchored question, how many of the most relevant memories are looked at for
+candidate answers (`supersession.answers`) to lead the list."""
+LEAD = 2
+"""How many candidate answers lead the list, newest first (as of the asked day)."""
+LEAD_FRAME = 0.5
+"""A candidate answer leads only when its value-masked frame is at least this share as close
+to the question's as the closest candidate's: the user's other things of the same kind ("my
+cat is called _" for a question about the dog) are newer as often as not."""
 OLDER_SHOWN = 1
 """Older versions shown right after a current one and the version the query matched; the
 rest keep their own place."""
+NAME_OPENS = 2
+"""A capitalised word that opens more messages than this is a word of discourse ("Thanks",
+"Okay", "Quick one:"), not a name, even if the history never writes it in lower case."""
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][\w'’-]*")
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,12 @@ class TimelineIndex:
     """Every value the history names (a sentence opener among them is a name, see `resolved`)."""
     corrects: dict[int, list[int]]
     """correction position -> the positions it corrects (a recap's and the statement's)."""
+    plain: frozenset[str]
+    """Words that are not names: every word the history writes in lower case, and every
+    sentence opener it uses more than `NAME_OPENS` times ("Thanks", "Okay"); a capitalised
+    opener outside them is a name (`supersession.answers`)."""
+    opens: Counter[str]
+    """How many messages each sentence opener opens."""
 
 
 class TimelineSystem(HybridSystem):
@@ -104,8 +126,15 @@ class TimelineSystem(HybridSystem):
                 if target is not None:
                     recap = restated(statements, target)
                     corrects[r.position] = [target] if recap is None else [target, recap]
+                    if not statements[r.position].subject:  # "Correction: Nuuk, not Tromso": whose it was
+                        statements[r.position] = replace(statements[r.position], subject=statements[target].subject)
         known = (old.known if old else frozenset()).union(*(statements[r.position].values for r in new))
-        return TimelineIndex(hybrid, frames, statements, known, corrects)
+        opens = Counter(old.opens) if old else Counter()
+        for s in added:
+            opens.update(set(s.openers))
+        plain = (old.plain if old else frozenset()).union(
+            *(set(_LOWER_WORD.findall(r.content)) for r in new), (o for o, n in opens.items() if n > NAME_OPENS))
+        return TimelineIndex(hybrid, frames, statements, known, corrects, plain, opens)
 
     @staticmethod
     def _nearest_frame(frames: np.ndarray, statements: list[Statement], position: int) -> int | None:
@@ -116,6 +145,25 @@ class TimelineSystem(HybridSystem):
         fits = [p for p in range(position) if statements[p].values and not statements[p].question
                 and statements[p].subject == me.subject and sims[p] >= CORRECTION_FRAME]
         return max(fits, key=lambda p: (sims[p], p), default=None)
+
+    def _lead(self, index: TimelineIndex, relevance: list[int], asked: Statement, marked: set[int],
+              time_of: Callable[[int], float], cutoff: int | None) -> list[int]:
+        """The candidate answers that lead the list of a time-anchored question: among the
+        `ANSWER_POOL` most relevant memories, those that can answer it (`answers`), are not an
+        older version of something, and are about the asked thing (`LEAD_FRAME`); the `LEAD`
+        newest (as of the asked day). A current statement in other words than the old one ("we
+        moved house, home is now Nuuk") is linked to nothing, yet is the newest answer."""
+        candidates = [p for p in relevance[:ANSWER_POOL]
+                      if p not in marked and answers(index.statements[p], asked, index.known, index.plain)]
+        if not candidates:
+            return []
+        asked_frame = self.encoder.encode([asked.frame])[0]  # unit length, or zeros
+        # A correction's own frame says nothing ("Oops, I meant _"): it is about what it corrects.
+        topic = {p: max(float(index.frames[q] @ asked_frame) for q in [p, *index.corrects.get(p, [])])
+                 for p in candidates}
+        best = max(topic.values())
+        fits = [p for p in candidates if topic[p] >= best * LEAD_FRAME]
+        return sorted(fits, key=lambda p: (cutoff is not None and time_of(p) >= cutoff, -time_of(p), -p))[:LEAD]
 
     def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float, int | None]]:
         index: TimelineIndex = log.index
@@ -151,8 +199,11 @@ class TimelineSystem(HybridSystem):
             ordered = order_versions(relevance, later, time_of, cutoff, top_k, OLDER_SHOWN)
         else:  # the newest statements of a slightly wider list first, then the cut
             wider = order_versions(relevance, later, time_of, cutoff, top_k + ceil(top_k * RECENT_EXTRA), OLDER_SHOWN)
-            ordered = newest_first(wider, lambda p: bool(statements[p].values) and not statements[p].question,
-                                   time_of, cutoff)[:top_k]
+            asked = statement(-1, "", None, query)
+            ordered = newest_first(wider, lambda p: answers(statements[p], asked, index.known, index.plain),
+                                   time_of, cutoff)
+            lead = self._lead(index, relevance, asked, {p for p, newer in ordered if newer is not None}, time_of, cutoff)
+            ordered = ([(p, None) for p in lead] + [e for e in ordered if e[0] not in lead])[:top_k]
         # The score is the place in the list, so that it never increases down the list: a
         # current version takes the place of an older one whatever its own relevance.
         return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
