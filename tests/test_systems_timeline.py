@@ -290,6 +290,27 @@ def test_an_unlinked_newer_answer_leads_a_question_about_the_present():
     assert hybrid.search("u", "Who is my accountant?", 5)[2]["content"] == found[0]  # third by relevance alone
 
 
+@pytest.mark.parametrize("value, form", [("kia ceed", "W W"), ("june 4", "W D"), ("7th", "O"), ("42b", "M"),
+                                         ("388", "D")])
+def test_the_kind_of_a_value_is_its_form(value, form):
+    assert sup.kind(value) == form
+
+
+def test_a_change_to_a_value_of_the_same_form_leads_in_other_words():
+    """"I left and signed with _" shares no words with "who is my employer", but says that
+    something changed and sets a value of the form of the best candidate's."""
+    found = {}
+    for name in ("timeline", "hybrid"):
+        system = built(name)
+        _add(system, "u", "My employer is Acme Tools.", "The kettle is broken.", day=0)
+        _add(system, "u", "Big step: I left and signed with Cobalt Works.", "I bought a new kettle.", day=4)
+        _add(system, "u", "My cousin's employer is Birch Labs.", day=6)
+        system.flush("u")
+        found[name] = [m["content"] for m in system.search("u", "Who is my employer?", 4)]
+    assert found["timeline"][:2] == ["Big step: I left and signed with Cobalt Works.", "My employer is Acme Tools."]
+    assert "Big step: I left and signed with Cobalt Works." not in found["hybrid"]
+
+
 def test_a_shared_subject_value_links_loosely_worded_versions():
     system = built("timeline")
     # value-masked frames at cosine 0.52: below SAME_FRAME, linked by the shared "40K"

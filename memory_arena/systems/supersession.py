@@ -112,6 +112,17 @@ def named_openers(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_ORDINAL = re.compile(r"\d+(st|nd|rd|th)")
+
+
+def kind(value: str) -> str:
+    """The form of a value, word by word: W a word, D a number, O an ordinal, M a mix ("kia
+    ceed" and "jo park" are "W W", "june 4" "W D", "7th" "O", "42b" "M"). Two values of one
+    form can be two versions of one thing; a name and a date cannot."""
+    return " ".join("O" if _ORDINAL.fullmatch(w) else "D" if w.isdigit() else "M" if _DIGIT.search(w) else "W"
+                    for w in value.split())
+
+
 def value_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each value in `text`: a run of value tokens separated only by spaces,
     or numbers joined by a colon, slash or dot ("27:12", "12/05")."""
@@ -280,6 +291,8 @@ class Statement:
     """It speaks of what does not hold now (`irrealis`): a wish, a plan, a past, a refusal."""
     names: tuple[str, ...]
     """Its sentence openers that stand where a name stands (`named_openers`)."""
+    kinds: frozenset[str]
+    """The forms of its values (`kind`)."""
     subject: str
     """Who it is about: "self", a possessive name, a person word, or "" when it cannot tell."""
     text: str  # case-folded content, for `names`
@@ -297,7 +310,8 @@ def statement(position: int, session_id: str, created_at: int | None, content: s
     changes = correction or bool(_NEGATION.search(text) or _CHANGE.search(text))
     core = " ".join(sentence.strip() for sentence in _judged(content, spans))
     return Statement(position, session_id, created_at, frozenset(order), order, opening, correction,
-                     changes, asks(content, spans), irrealis(content, spans), named_openers(content), subject(core), text,
+                     changes, asks(content, spans), irrealis(content, spans), named_openers(content),
+                     frozenset(kind(v) for v in order), subject(core), text,
                      frozenset(_TOKEN.findall(text)), masked(core))
 
 

@@ -65,7 +65,7 @@ place of an older one."""
 ANSWER_POOL = 20
 """For a time-anchored question, how many of the most relevant memories are looked at for
 candidate answers (`supersession.answers`) to lead the list."""
-LEAD = 2
+LEAD = 3
 """How many candidate answers lead the list, newest first (as of the asked day)."""
 LEAD_FRAME = 0.5
 """A candidate answer leads only when its value-masked frame is at least this share as close
@@ -150,8 +150,8 @@ class TimelineSystem(HybridSystem):
               time_of: Callable[[int], float], cutoff: int | None) -> list[int]:
         """The candidate answers that lead the list of a time-anchored question: among the
         `ANSWER_POOL` most relevant memories, those that can answer it (`answers`), are not an
-        older version of something, and are about the asked thing (`LEAD_FRAME`); the `LEAD`
-        newest (as of the asked day). A current statement in other words than the old one ("we
+        older version of something, and are about the asked thing (`LEAD_FRAME`, or a change to
+        a value of the same form, `supersession.kind`); the `LEAD` newest (as of the asked day). A current statement in other words than the old one ("we
         moved house, home is now Nuuk") is linked to nothing, yet is the newest answer."""
         candidates = [p for p in relevance[:ANSWER_POOL]
                       if p not in marked and answers(index.statements[p], asked, index.known, index.plain)]
@@ -162,7 +162,12 @@ class TimelineSystem(HybridSystem):
         topic = {p: max(float(index.frames[q] @ asked_frame) for q in [p, *index.corrects.get(p, [])])
                  for p in candidates}
         best = max(topic.values())
-        fits = [p for p in candidates if topic[p] >= best * LEAD_FRAME]
+        # ... or it says something changed and sets a value of the form of the most topical
+        # candidate's ("I left _ and joined _" after "my employer is _"): the same kind of thing
+        # in other words.
+        anchor = index.statements[max(candidates, key=lambda p: (topic[p], -candidates.index(p)))].kinds
+        fits = [p for p in candidates if topic[p] >= best * LEAD_FRAME
+                or (index.statements[p].changes and index.statements[p].kinds & anchor)]
         return sorted(fits, key=lambda p: (cutoff is not None and time_of(p) >= cutoff, -time_of(p), -p))[:LEAD]
 
     def rank(self, log: UserLog, query: str, top_k: int) -> list[tuple[int, float, int | None]]:
