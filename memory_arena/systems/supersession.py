@@ -14,6 +14,12 @@ Nothing here knows the benchmark's sentences or vocabularies. It reads general E
   ("Rex, not Fido", "gave up spot 388 and got spot 436") is a newer version of it.
 - **days**: a question naming a weekday asks for the value in effect at the end of that day
   (the latest such day the history reaches), not for the newest one.
+- **candidate answers**: a statement that asserts a value (not a wish, a plan, a past or a
+  refusal: "If we ever move, I'd pick Nuuk", "I almost bought a Saab"; not a question) of the
+  asked subject. A message is read on the sentences that hold its values, without the small
+  talk around them ("I'm at desk 5C today. Just thought I'd mention it.").
+- **kinds**: the form of a value ("W W" for "jo park", "W D" for "june 4", "O" for "7th"):
+  two values of one form can be versions of one thing, a name and a date cannot.
 
 `order_versions` turns a relevance ranking and the version links into the final ranking: the
 current version of each thing takes the place of its best-ranked version, and the older ones

@@ -3,32 +3,40 @@
 
 A relevance ranking has no sense of time: the first statement of a fact is often phrased
 more like the question than the change that replaced it, and ranks above it. `timeline`
-ranks every memory as `hybrid` does, then links each retrieved memory to its newer versions
-anywhere in the history (`supersession`): a message of the same subject saying the same
-thing with other values (cosine of the value-masked embeddings at least `SAME_FRAME`, or
-`ANCHORED_FRAME` when both name the same subject value in the same place), a correction of
-it (or of a recap of it), or a message naming its value beside a new one with a word of
-change or denial. At the place of a thing's best-ranked version comes its current version
-(the newest; for a question naming a weekday, the newest said by the end of that day), then
-the best-ranked version and up to `OLDER_SHOWN` other older versions, each returned with
-`superseded_by` set to the current version's id. Other memories keep their hybrid order,
-except that for a question about the present ("now", "these days") or a named day, the
-statements among the first `top_k` plus `RECENT_EXTRA` take their places newest first (as of
-that day) before the list is cut to `top_k`: the newest candidate answers come first.
+ranks every memory as `hybrid` does, then:
+
+1. **Versions.** It links each retrieved memory to its newer versions anywhere in the history
+   (`supersession`): a message of the same subject saying the same thing with other values
+   (cosine of the value-masked embeddings at least `SAME_FRAME`, or `ANCHORED_FRAME` when both
+   name the same subject value in the same place), a correction of it (or of a recap of it),
+   or a message naming its value beside a new one with a word of change or denial. At the
+   place of a thing's best-ranked version comes its current version (the newest; for a
+   question naming a weekday, the newest said by the end of that day), then the best-ranked
+   version and up to `OLDER_SHOWN` other older versions, each returned with `superseded_by`
+   set to the current version's id.
+2. **Candidate answers, newest first.** A question about the present ("now", "these days", or
+   simply the present tense: "Who is my accountant?") or about a named day is answered by the
+   newest statement of the asked thing, whether or not a rule linked it to the old one. The
+   statements among the first `top_k` plus `RECENT_EXTRA` that can answer it
+   (`supersession.answers`: a value of the asked subject, not a wish, a past or a question)
+   take their places newest first (as of that day); and up to `LEAD` of the newest candidate
+   answers among the `ANSWER_POOL` most relevant memories lead the list, when they are about
+   the asked thing (`LEAD_FRAME`) or say that it changed to a value of the same form. An
+   older version never comes above the version that replaced it.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
 value-masked embedding and what supersession reads (its values, subject, cues), computed
 once, when the ingestion that brings it is flushed (`index_on_flush`), so that the first
-search after Adds costs what a repeated one does. Needs the `dense` extra (the static embeddings and bm25s,
-as `hybrid`).
+search after Adds costs what a repeated one does. Needs the `dense` extra (the static
+embeddings and bm25s, as `hybrid`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
-import re
 from math import ceil
 from typing import Callable
 
@@ -148,11 +156,16 @@ class TimelineSystem(HybridSystem):
 
     def _lead(self, index: TimelineIndex, relevance: list[int], asked: Statement, marked: set[int],
               time_of: Callable[[int], float], cutoff: int | None) -> list[int]:
-        """The candidate answers that lead the list of a time-anchored question: among the
+        """The candidate answers that lead the list of a time-anchored question about the
+        asker's own things (one that names someone, "Who does Jo report to?", is answered by a
+        relation, often one link of a chain, not by the newest statement naming them): among the
         `ANSWER_POOL` most relevant memories, those that can answer it (`answers`), are not an
         older version of something, and are about the asked thing (`LEAD_FRAME`, or a change to
-        a value of the same form, `supersession.kind`); the `LEAD` newest (as of the asked day). A current statement in other words than the old one ("we
-        moved house, home is now Nuuk") is linked to nothing, yet is the newest answer."""
+        a value of the same form, `supersession.kind`); the `LEAD` newest (as of the asked
+        day). A current statement in other words than the old one ("we moved house, home is now
+        Nuuk") is linked to nothing, yet is the newest answer."""
+        if resolved(asked, index.known):  # "Who is two levels above Jo?": a chain, not Jo's newest
+            return []
         candidates = [p for p in relevance[:ANSWER_POOL]
                       if p not in marked and answers(index.statements[p], asked, index.known, index.plain)]
         if not candidates:
