@@ -16,8 +16,9 @@ connections:
 4. Add, one more message: one short Add per user, as the conversation goes on.
 5. Search, first after that Add: each user's question again; the answering worker already
    holds the user (if phase 3 reached it there), so it loads and indexes only the new message.
-The clients are `--clients` keep-alive connections opened once, each served a `/health` before
-the first clock starts, and kept for every phase: 64 clients of a service keep their
+The clients are `--clients` keep-alive connections opened once, one after the other, each
+served a `/health` before the first clock starts, and kept for every phase (it prints how they
+spread over the workers): 64 clients of a service keep their
 connections, and a connection opened at a phase's start adds its taking-up by a server busy
 with the burst to its first request (up to 1.2 s in one run on a busy machine). Each phase's
 requests are built before its clock starts, and the client's heap is frozen out of its own
@@ -180,11 +181,15 @@ async def worker(conn: Connection, jobs: Iterator[Job], phase: Phase, deadline: 
 
 async def connect(host: str, port: int, clients: int) -> list[Connection]:
     """`clients` connections, each one already served once (`/health`), so that no phase's clock
-    counts a connection's taking-up by the server."""
+    counts a connection's taking-up by the server. They connect one after the other, as clients
+    of a service arrive: the workers of `serve --workers N` share one listening socket, and the
+    first to wake takes a whole burst of simultaneous connections (64/0 and 55/9 of 64 in two
+    tries with two workers), where one by one spread them 41/23 and 33/31."""
     connections = [Connection(host, port) for _ in range(clients)]
-    await asyncio.gather(*(conn.open() for conn in connections))
     workers: dict[Any, int] = {}
-    for status, payload in await asyncio.gather(*(conn.exchange("GET", "/health") for conn in connections)):
+    for conn in connections:
+        await conn.open()
+        status, payload = await conn.exchange("GET", "/health")
         if status != 200:
             raise SystemExit(f"load_server.py: error: /health answered HTTP {status}")
         worker_id = json.loads(payload).get("worker")
