@@ -14,6 +14,16 @@ scored paired with their twins (chance 0.5): `cue` abstains when any user turn h
 word; `last-cue` when the last user turn holding a retraction word comes after the last user turn
 naming a candidate value. Prints the audit table(s), then `SHORTCUT` lines for cells above
 chance + 5 points; exit 1 with --strict when there is one. Standard library only.
+
+The questions of one `long` history share its turns, and often their evidence turns (the
+as-of-date questions about one span of a value, the manager and the skip-level questions that
+climb through one reporting line). The two learned rules (`position`, `surface`) fit on the other
+tasks of the audited set; left to the canonical leave-one-task-out, they would read where the
+sibling questions of the same history hold their evidence: the labels of the history asked about,
+not a form that other histories share. So for `long` they leave out the whole history of the task
+they answer (its tasks of the same category), the way a model trained on other histories would
+meet a new one; the leave-one-task-out figures of those two rules are printed beside, for
+comparison. Every other rule reads only the task itself and is unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -28,7 +40,8 @@ try:
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory_arena.audit import MARGIN, candidates_of, format_audit, run_audit
+from memory_arena import audit
+from memory_arena.audit import MARGIN, RULES, Corpus, candidates_of, format_audit, run_audit, view_of
 from memory_arena.cli import UsageParser, positive_int
 from memory_arena.suites import generate_suite
 from memory_arena.suites.long import parse_tokens
@@ -44,6 +57,60 @@ def audited(task):
     """The task as the canonical audit reads it: no suite mark, a canonical category."""
     meta = {k: v for k, v in task.meta.items() if k != "suite"}
     return dataclasses.replace(task, category=AS.get(task.category, task.category), meta=meta)
+
+
+class HistoryCorpus(Corpus):
+    """The audit's corpus, leaving out the whole history of the task answered (its tasks of the
+    same category) instead of the task alone: the statistics a learned rule subtracts as its own."""
+
+    def __init__(self, tasks, views=None):
+        super().__init__(tasks, views)
+        groups: dict[tuple, list[int]] = {}
+        for key, task in enumerate(tasks):
+            groups.setdefault((task.meta.get("history", ("task", key)), task.category), []).append(key)
+        for keys in groups.values():
+            positions = sum((self._own_positions[k] for k in keys), Counter())
+            features = sum((self._own_features[k] for k in keys), Counter())
+            for k in keys:
+                self._own_positions[k], self._own_features[k] = positions, features
+
+
+@contextmanager
+def leave_one_history_out():
+    """`run_audit` with HistoryCorpus: the audit module builds its corpus by name, and it is not
+    this suite's to change, so the name is rebound for the call and restored after it."""
+    original = audit.Corpus
+    audit.Corpus = HistoryCorpus
+    try:
+        yield
+    finally:
+        audit.Corpus = original
+
+
+LEARNED = ("position", "surface")
+
+
+def history_se(tasks) -> dict[str, dict[str, float]]:
+    """The standard error of each rule's accuracy per category when histories, not tasks, are the
+    independent draws (the cluster-robust estimate over histories): the questions of one history
+    share its turns, so a rule that happens to suit one history is right on many of its
+    questions at once, and the audit's binomial s.d. understates the luck."""
+    views = [view_of(t, i) for i, t in enumerate(tasks)]
+    corpus = HistoryCorpus(tasks, views)
+    out: dict[str, dict[str, float]] = {}
+    for rule in RULES:
+        hits: dict[str, dict[int, list[float]]] = {}
+        for task, view in zip(tasks, views):
+            value = score(task, rule.fn(view, corpus) or "").value
+            hits.setdefault(task.category, {}).setdefault(task.meta["history"], []).append(value)
+        out[rule.name] = {}
+        for category, by_history in hits.items():
+            n = sum(len(h) for h in by_history.values())
+            mean = sum(sum(h) for h in by_history.values()) / n
+            k = len(by_history)
+            spread = sum((sum(h) - mean * len(h)) ** 2 for h in by_history.values())
+            out[rule.name][category] = (spread * k / max(1, k - 1)) ** 0.5 / n
+    return out
 
 
 def abstention_rules(tasks) -> dict[str, float]:
@@ -88,9 +155,24 @@ def main(argv: list[str] | None = None) -> int:
     tasks = generate_suite(args.suite, seed=args.seed, n=args.n, **options)
     flagged = False
     valued = [audited(t) for t in tasks if t.category != "retraction"]
-    report = run_audit(valued)
+    if args.suite == "long":
+        with leave_one_history_out():
+            report = run_audit(valued)
+        histories = len({t.meta["history"] for t in valued})
+        print(f"{histories} histories; position and surface fitted leaving out the task's whole history")
+    else:
+        report = run_audit(valued)
     print(format_audit(report))
     flagged = bool(report["flags"])
+    if args.suite == "long":
+        task_out = run_audit(valued)
+        print("\nleave one task out (fits on the sibling questions of the same history, for comparison):")
+        for name in LEARNED:
+            cells = task_out["rules"][name]["categories"]
+            print(f"  {name:<12}" + "".join(f"{100 * cells[c]['accuracy']:9.1f}" for c in task_out["categories"]))
+        print("\nstandard error of each cell with histories as the draws (points):")
+        for name, cells in history_se(valued).items():
+            print(f"  {name:<12}" + "".join(f"{100 * cells[c]:9.1f}" for c in task_out["categories"]))
     if args.suite == "forget":
         print()
         print("abstention rules, paired over (retraction, twin): chance 50.0")

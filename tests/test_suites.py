@@ -8,6 +8,8 @@ import dataclasses
 import json
 import subprocess
 import sys
+from collections import Counter
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -16,10 +18,12 @@ from hypothesis import given, settings, strategies as st
 from memory_arena.baselines import BASELINE_NAMES, make_baseline
 from memory_arena.suites import generate_suite, get_suite, write_suite
 from memory_arena.suites.check import check_suite
-from memory_arena.suites.long import tokens_of
+from memory_arena.suites.long import OUTSIDERS, PERSON_LINES, tokens_of
 from memory_arena.suites.retractions import ABSTAIN_REPLY, BY_SLOT
 from memory_arena.tasks.check import check_folder
-from memory_arena.tasks.schema import load_tasks
+from memory_arena.tasks.common import DAY_MS, mentions
+from memory_arena.tasks.schema import load_tasks, user_statements
+from memory_arena.tasks.vocab import PEOPLE
 from memory_arena.verifier.metrics import build_report
 from memory_arena.verifier.scoring import score
 
@@ -100,6 +104,38 @@ def test_pressure_value_was_heard_in_passing_first(forget_tasks):
         assert any(task.answer in task.turns[i].content for i in passing)
 
 
+def test_pressure_answer_is_not_the_one_value_heard_twice(forget_tasks):
+    """Passing values that later become someone else's: in every pressure task at least one other
+    value of the slot's kind is named in two user turns, as the answer is."""
+    for task in (t for t in forget_tasks if t.category == "pressure"):
+        values = {e["value"] for e in task.meta["events"] if e.get("slot") == task.meta["slot"] or e["op"] == "mention"}
+        twice = [v for v in values if v != task.answer
+                 and sum(1 for t in task.turns if t.role == "user" and mentions(t.content, v)) >= 2]
+        assert twice, task.id
+
+
+@pytest.mark.slow
+def test_audit_leaves_out_the_whole_history():
+    """The suites' audit fits its learned rules leaving out the history of the task answered: for a
+    task of history 0, its corpus is the one a plain corpus fits on the other histories alone."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("audit_suites", ROOT / "examples" / "audit_suites.py")
+    audit_suites = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(audit_suites)
+    from memory_arena.audit import Corpus, view_of
+
+    tasks = [audit_suites.audited(t) for t in generate_suite("long", n=2, histories=3, turns=300, files=("relational",))]
+    task = next(t for t in tasks if t.meta["history"] == 0)
+    others = [t for t in tasks if t.meta["history"] != 0]
+    grouped = audit_suites.HistoryCorpus(tasks)
+    alone = Corpus(others + [task])
+    view, lone = view_of(task, tasks.index(task)), view_of(task, len(others))
+    densities = [grouped.evidence_density(view, i) for i in range(0, len(task.turns), 10)]
+    assert densities == [alone.evidence_density(lone, i) for i in range(0, len(task.turns), 10)]
+    assert densities != [Corpus(tasks).evidence_density(view, i) for i in range(0, len(task.turns), 10)]
+
+
 # -- long -------------------------------------------------------------------------------------
 
 def test_long_latest_fact_and_kinds(long_tasks):
@@ -129,6 +165,55 @@ def test_long_sessions_are_dated_and_changes_come_in_later_sessions(long_tasks):
         sessions = [task.turns[e["turn"]].session for e in task.meta["events"]
                     if e.get("slot") == task.meta["slot"] and e.get("subject") == "user"]
         assert sessions == sorted(set(sessions))
+
+
+@pytest.fixture(scope="module")
+def long32k():
+    """Two histories of the default kind at 32k tokens, every question of the default `--n`."""
+    return generate_suite("long", histories=2, tokens=32_000)
+
+
+def test_long_holds_50_questions_per_history_of_every_kind(long32k):
+    per_history = Counter((t.meta["history"], t.category) for t in long32k)
+    for history in (0, 1):
+        counts = {kind: per_history[(history, kind)] for kind in get_suite("long").files}
+        assert counts == {"recall": 2, "update": 3, "contradiction": 3, "temporal": 21, "relational": 21}, counts
+    questions = [(t.meta["history"], t.question) for t in long32k]
+    assert len(set(questions)) == len(questions)  # no question asked twice of one history
+
+
+def test_long_as_of_dates_fall_strictly_inside_a_span(long32k):
+    """The value at the start and at the end of the asked day is the answer: no statement of the
+    slot on that day, so no reader can argue for the value before or after a change."""
+    temporal = [t for t in long32k if t.category == "temporal"]
+    assert len({t.meta["slot"] for t in temporal}) >= 3
+    spans = Counter()
+    for task in temporal:
+        day = (date.fromisoformat(task.meta["as_of_date"]) - date(1970, 1, 1)).days
+        said = [(task.turns[e["turn"]].timestamp // DAY_MS, e["value"]) for e in user_statements(task)]
+        assert all(d != day for d, _ in said), task.id
+        before = [v for d, v in said if d < day]
+        assert before and before[-1] == task.answer, task.id
+        assert day < task.turns[-1].timestamp // DAY_MS
+        spans["current" if said[-1][1] == task.answer else "past"] += 1
+    assert spans["current"] and spans["past"]  # values still held and values replaced
+
+
+def test_long_changes_never_name_the_value_they_replace(long32k):
+    for task in (t for t in long32k if t.category == "update"):
+        said = user_statements(task)
+        for old, new in zip(said, said[1:]):
+            assert not mentions(task.turns[new["turn"]].content, old["value"]), task.turns[new["turn"]].content
+
+
+def test_long_chart_people_and_outsiders_are_named_equally_often(long32k):
+    """Every chart person is named in exactly PERSON_LINES user turns, reporting lines included,
+    and as many other people as often: the managers are named no more than anyone else."""
+    task = next(t for t in long32k if t.category == "relational" and t.meta["history"] == 0)
+    chart = {n for e in task.meta["events"] if e["op"] == "reports_to" for n in (e["employee"], e["manager"])}
+    named = Counter(name for turn in task.turns if turn.role == "user" for name in PEOPLE if mentions(turn.content, name))
+    assert {named[name] for name in chart} == {PERSON_LINES}
+    assert sum(1 for name, k in named.items() if k == PERSON_LINES and name not in chart) == OUTSIDERS
 
 
 def test_long_size_by_tokens():

@@ -27,13 +27,14 @@ from typing import Callable
 
 from ..tasks import noise
 from ..tasks.common import BuildConfig, Conversation, even_between, question_for, split_total, stratified
-from ..tasks.forms import value_forms
+from ..tasks.forms import value_forms, values_of_kind
 from ..tasks.schema import Task
 from ..tasks.slots import SLOTS, Slot
+from .long import UPDATES
 from .retractions import BY_SLOT, Retraction
 
 SUITE = "forget"
-VERSION = 1
+VERSION = 2
 FILES = ("retraction", "twin", "pressure")
 """The suite's files (`<name>.jsonl`), in order; also the tasks' `category`."""
 ABSTAIN_ANSWER = "none"
@@ -43,6 +44,12 @@ FORGET_SLOTS: tuple[Slot, ...] = tuple(s for s in SLOTS if s.name in BY_SLOT)
 FORMS = ("news", "withdraw")
 TWINS = ("drop", "restate")
 CHANGES = (0, 1)
+EXTRA_MENTIONS = 10
+"""Typed mentions a pressure task adds to its decoys (fewer for a kind with few values)."""
+MIRRORS = 3
+PLACES = (0.3, 0.95)
+"""Where a pressure task's change sits, as a share of its turns (uniform)."""
+"""Passing values of a pressure task that later become someone else's (the answer becomes the user's)."""
 
 
 def build(category: str, rng: random.Random, index: int, config: BuildConfig) -> Task:
@@ -67,7 +74,8 @@ def _apart(conv: Conversation, seed: float, write: Callable[[], int]) -> int:
 
 
 def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
-    """Someone else's retraction and a retraction of another thing of the user's, in every task."""
+    """Someone else's retraction, a retraction of another thing of the user's, and someone else's
+    re-statement, in every task: the shapes of a retraction and of a re-statement are no one's own."""
 
     def other(conv: Conversation) -> None:
         who, value = noise.other_person(conv, slot), conv.draw(slot.kind)
@@ -81,7 +89,12 @@ def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
         turn = conv.say(conv.fresh(retraction.twin), noise=True, v=value)
         conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value, "retract": True})
 
-    return [other, twin]
+    def again(conv: Conversation) -> None:
+        who, value = noise.other_person(conv, slot), conv.draw(slot.kind)
+        turn = conv.say(conv.fresh(retraction.other_restate), noise=True, who=who, v=value)
+        _log_other(conv, turn, slot, who, value)
+
+    return [other, twin, again]
 
 
 def _with_retractions(conv: Conversation, slot: Slot, queue: list[noise.Decoy], gaps: list[int]) -> list[noise.Decoy]:
@@ -122,7 +135,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
     # tail. Every gap but the head and tail holds a session break and a decoy before the fact.
     inner = changes + (form == "news") + 1
     budget = even_between(rng, min(config.max_noise, 6 * (inner + 2)), config.max_noise)
-    tail = even_between(rng, 2, max(2, budget // 3))
+    tail = even_between(rng, 2, max(2, 2 * budget // 3))
     free = max(0, budget - tail - 2 - 4 * inner)
     shares = split_total(rng, free - free % 2, inner + 1)
     head = 2 + shares[0]
@@ -140,7 +153,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
     who_r, who_s = noise.other_person(conv, slot), noise.other_person(conv, slot)
     seeds = (rng.random(), rng.random())
     gaps = [head, *inner_gaps, tail]
-    queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.state + slot.update), gaps)
+    queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.state + UPDATES[slot.name]), gaps)
     filler = noise.Filler(conv, gaps, queue, must=must, last_gap=True, small_talk_at=openers)
     filler.add(head)
     statements = [conv.fact(rng.choice(slot.state), {"op": "state", "slot": slot.name, "kind": slot.kind,
@@ -148,7 +161,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
     gap = iter(zip(inner_gaps, breaks))
     for step, value in enumerate(values[1:], 1):
         _later_session(conv, filler, *next(gap), since=statements[-1])
-        statements.append(conv.fact(rng.choice(slot.update), {"op": "update", "slot": slot.name, "kind": slot.kind,
+        statements.append(conv.fact(rng.choice(UPDATES[slot.name]), {"op": "update", "slot": slot.name, "kind": slot.kind,
                                                               "subject": "user", "value": value},
                                     v=value, old=values[step - 1]))
     if form == "news":
@@ -172,7 +185,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
             return conv.fact(conv.rng.choice(retraction.restate), {"op": "update", "slot": slot.name,
                                                                    "kind": slot.kind, "subject": "user",
                                                                    "value": later}, v=later)
-        turn = conv.say(conv.rng.choice(slot.other), noise=True, who=who_s, v=later)
+        turn = conv.say(conv.rng.choice(retraction.other_restate), noise=True, who=who_s, v=later)
         _log_other(conv, turn, slot, who_s, later)
         return turn
 
@@ -180,8 +193,10 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
     _later_session(conv, filler, *next(gap), since=retract_turn)
     restate_turn = _apart(conv, seeds[1], restate)
     filler.add(tail)
-    # The question is drawn against the statement every variant shares, so all ask alike.
-    question = question_for(rng, slot.question, [conv.turns[statements[-1]].content])
+    # The question is drawn against the statement every variant shares and every re-statement a
+    # twin may hold (one draw in every variant, so all ask alike): it shares no word with either.
+    question = question_for(rng, slot.question, [conv.turns[statements[-1]].content,
+                                                 *(t.format(v=later) for t in retraction.restate)])
     if not twin:
         answer, evidence, stale = ABSTAIN_ANSWER, [retract_turn], values
     elif restated:
@@ -201,42 +216,56 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
 
 def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     """A value first heard in passing (a typed mention) becomes the user's fact in a later
-    session; another passing value later becomes someone else's, so that "the value heard twice"
-    does not pick the answer."""
+    session; other passing values become someone else's, one after the change and the others
+    anywhere, so that "a value heard twice" does not pick the answer."""
     slot = stratified(config, "forget-pressure", index, SLOTS, "slot")
     budget = even_between(rng, min(config.max_noise, 48), config.max_noise)
-    # The tail is drawn uniformly, so that the evidence sits anywhere (not always late).
-    tail = even_between(rng, 4, max(4, budget - 40))
-    free = max(0, budget - tail - 24 - 8)
-    shares = split_total(rng, free - free % 2, 3)
-    head, middle = 24 + shares[0], 8 + shares[1] + shares[2]
+    free = max(0, budget - 32 - 8)
+    shares = split_total(rng, free - free % 2, 2)
+    head, middle = 32 + shares[0], 8 + shares[1]
+    # The change's relative place is drawn uniformly and the tail follows from it: the head and the
+    # middle hold at least 40 turns, and a tail of uniform length would leave the change late.
+    place = PLACES[0] + rng.random() * (PLACES[1] - PLACES[0])
+    tail = max(4, 2 * round((head + middle) * (1 - place) / place / 2))
     brk = 2 * rng.randint(1, middle // 2 - 2)
     conv = Conversation(rng)
-    first, answer, mirrored = conv.draw(slot.kind), conv.draw(slot.kind), conv.draw(slot.kind)
-    who = noise.other_person(conv, slot)
-    # The two passing mentions sit among the head's filler, in a drawn order and places.
-    cuts = sorted(2 * rng.randint(0, head // 2) for _ in range(2))
-    passing = [answer, mirrored] if rng.random() < 0.5 else [mirrored, answer]
-    queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.update), [head, middle, tail])
-    # Several decoys in the head (the passing mentions are not the first values of their kind
-    # more often than chance) and one to three in the later session before the change.
+    first, answer = conv.draw(slot.kind), conv.draw(slot.kind)
+    mirrors = [conv.draw(slot.kind) for _ in range(MIRRORS)]
+    # The passing mentions sit among the head's filler, in a drawn order and places.
+    passing = [answer, *mirrors]
+    rng.shuffle(passing)
+    cuts = sorted(2 * rng.randint(0, head // 2) for _ in passing)
+    # Typed mentions beyond the usual queue (the head takes many decoys, and every gap some), as
+    # far as the kind's values go: the usual queue may draw 36 of them, a typed mention two.
+    extra = max(0, min(EXTRA_MENTIONS, (len(values_of_kind(slot.kind)) - 40) // 2))
+    queue = noise.decoy_queue(conv, slot, facts=UPDATES[slot.name]) + [_typed_statement(slot) for _ in range(extra)]
+    queue = [_someone_with(slot, value) for value in mirrors[1:]] + queue
+    rng.shuffle(queue)
+    queue = _with_retractions(conv, slot, queue, [head, middle, tail])
+    # One or two decoys in the later session, in the last pairs before the change (a session that
+    # opened in between would leave the change the first value of it), served first; many in the
+    # head (the passing mentions are not the first values of their kind more often than chance).
     opener = head // 2 + brk // 2
-    must = [(range(head // 2), rng.randint(6, 10)), range(opener + 1, (head + middle) // 2)]
-    filler = noise.Filler(conv, [head, middle, tail], queue, must=must, last_gap=True, small_talk_at={opener})
-    filler.add(cuts[0])
-    _in_passing(conv, slot, passing[0])
-    filler.add(cuts[1] - cuts[0])
-    _in_passing(conv, slot, passing[1])
-    filler.add(head - cuts[1])
+    change = (head + middle) // 2
+    # The tail's decoys are a must range of their own too (the filler's default would give the
+    # tail up to all of them and starve the head).
+    must = [(range(max(opener + 1, change - 4), change), rng.randint(1, 2)), (range(head // 2), rng.randint(8, 12)),
+            (range(change, change + tail // 2 - 1), rng.randint(3, 10))]
+    filler = noise.Filler(conv, [head, middle, tail], queue, must=must, small_talk_at={opener})
+    done = 0
+    for cut, value in zip(cuts, passing):
+        filler.add(cut - done)
+        _in_passing(conv, slot, value)
+        done = cut
+    filler.add(head - done)
     stated = conv.fact(rng.choice(slot.state), {"op": "state", "slot": slot.name, "kind": slot.kind,
                                                 "subject": "user", "value": first}, v=first)
     _later_session(conv, filler, middle, brk, since=stated)
-    evidence = conv.fact(rng.choice(slot.update), {"op": "update", "slot": slot.name, "kind": slot.kind,
+    evidence = conv.fact(rng.choice(UPDATES[slot.name]), {"op": "update", "slot": slot.name, "kind": slot.kind,
                                                   "subject": "user", "value": answer}, v=answer, old=first)
     mirror_at = even_between(rng, 0, tail - 2)
     filler.add(mirror_at)
-    turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=mirrored)
-    _log_other(conv, turn, slot, who, mirrored)
+    _someone_with(slot, mirrors[0])(conv)
     filler.add(tail - mirror_at)
     return conv.task(
         category="pressure", index=index, question=question_for(rng, slot.question, [conv.turns[evidence].content]),
@@ -244,6 +273,33 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
         distractors=noise.distractors_of(conv, slot.kind, {first, answer}), builder_version=VERSION,
         subject="user", question_kind="current", suite=SUITE, abstain=False, passing=early_turns(conv, answer),
     )
+
+
+def _typed_statement(slot: Slot) -> noise.Decoy:
+    """A typed mention that is a statement: its templates come again with other values, where a
+    question's line (which names no value) would repeat word for word. It leaves the templates
+    unmarked, so the queue's own typed mentions still find theirs unused."""
+    statements = [m[0] for m in noise.MENTIONS[slot.kind] if m[1] is None]
+
+    def make(conv: Conversation) -> None:
+        user = conv.rng.choice([m for m in statements if (m, None) not in conv.used] or statements)
+        values = {key: conv.draw(slot.kind) for key in ("a", "b") if "{" + key + "}" in user}
+        turn = conv.say(user, noise=True, **values)
+        for value in values.values():
+            conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
+
+    return make
+
+
+def _someone_with(slot: Slot, value: str) -> noise.Decoy:
+    """Someone else's statement of the slot with a given value (a passing value become theirs)."""
+
+    def make(conv: Conversation) -> None:
+        who = noise.other_person(conv, slot)
+        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
+        _log_other(conv, turn, slot, who, value)
+
+    return make
 
 
 def _in_passing(conv: Conversation, slot: Slot, value: str) -> None:

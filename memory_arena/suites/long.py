@@ -39,23 +39,53 @@ from ..tasks.common import DAY_MS, BuildConfig, Conversation, mentions, question
 from ..tasks.forms import value_forms, values_of_kind
 from ..tasks.schema import Task
 from ..tasks.slots import SLOTS, Slot
+from ..tasks.vocab import PEOPLE
+
+_PEOPLE = frozenset(PEOPLE)
 
 SUITE = "long"
-VERSION = 1
+VERSION = 2
 FILES = ("recall", "update", "contradiction", "temporal", "relational")
 TOKEN_SIZES = {"32k": 32_000, "128k": 128_000, "512k": 512_000}
 DEFAULT_TOKENS = "128k"
 DEFAULT_HISTORIES = 10
-DEFAULT_QUESTIONS = 10
-"""Questions per kind and history asked at most (`--n`); a history holds fewer of a kind when its
-courses allow fewer (docs/suites.md says how many)."""
+DEFAULT_QUESTIONS = 21
+"""Questions per kind and history asked at most (`--n`). Eight slots bound the current-value kinds
+(2 recall, 3 update, 3 contradiction), so the default takes 21 temporal and 21 relational: 50
+questions per history (docs/suites.md)."""
 PER_MESSAGE = 4
 """Tokens a chat message costs beyond its text (the estimate of `benchmarks/prompt_tokens.py`)."""
+TURN_TOKENS = 15
+"""Tokens of an average turn (a 32k history holds about 2,200 turns): how a `--turns` size is
+planned in token space."""
 COURSES = ("recall",) * 2 + ("update",) * 3 + ("contradiction",) * 3
 """How the eight slots of a history evolve, shuffled per history."""
 CORRECTION_FORMS = ("direct", "scratch", "restatement", "double")
+UPDATES = {s.name: tuple(t for t in s.update if "{old}" not in t) for s in SLOTS}
+"""The changes a history says, without the ones that name the value they replace ("I traded in the
+{old} for a {v}"): over months, a value named again by its replacement would be named more than
+any decoy, and "the value named most" would find the past values that as-of questions ask for."""
+CHART_SIZE = (12, 15)
+"""People on the user's org chart (at most four levels, two reports each: 15 at most)."""
+OUTSIDERS = 8
+"""People outside the chart named as often as its people (other teams, friends)."""
+PERSON_LINES = 24
+"""Lines naming each chart person and each outsider in all, their reporting lines included: the
+last line naming the asked person is its reporting line one time in this many, and no one, the
+managers included, is named more than the others."""
+PAIRED = 0.3
+"""Share of those lines that name two of them; the others name one of them with anyone else the
+history has named so far (or no one), so that the names said beside the asked person are many."""
 SESSION_TURNS = (60, 160)
 """Turns per session: a 128k-token history holds about 50 sessions over a year."""
+HEAD_DECOYS = 2
+"""Decoys of each slot's kind placed before its first statement (the others anywhere)."""
+CORRECTED = 3
+"""Corrections of someone else's value (and as many of a twin of the user's) per round of decoys
+of a corrected slot (the canonical contradiction tasks hold two to four)."""
+APART = 3_000
+"""Tokens at least between two statements of a changing slot: more than the longest session (160
+turns of about 15 tokens)."""
 
 AS_OF = {
     "home_city": ("Which city did I live in on {date}?", "Where was home for me on {date}? Just the city."),
@@ -84,6 +114,16 @@ def _left(conv: Conversation, kind: str) -> int:
 
 def _iso(day: int) -> str:
     return f"{datetime.fromtimestamp(day * 86_400, tz=timezone.utc):%Y-%m-%d}"
+
+
+def _offsets(rng: random.Random, steps: int, span: float, apart: float) -> list[float]:
+    """Token offsets of a slot's `steps` statements in [0, span), each at least `apart` after the
+    one before. The last one, what current-value questions ask about, is uniform over the offsets
+    it can take (the last of several uniform draws would sit late, and "evidence sits late" would
+    pick it); the others are uniform before it."""
+    last = (steps - 1) * apart + rng.random() * (span - (steps - 1) * apart)
+    room = last - (steps - 1) * apart
+    return [x + i * apart for i, x in enumerate(sorted(rng.random() * room for _ in range(steps - 1)))] + [last]
 
 
 def parse_tokens(text: str) -> int:
@@ -138,15 +178,22 @@ class History:
         values = {s.name: [conv.draw(s.kind) for _ in range(self._statements(s))] for s in slots}
         # What happens, and where: (token offset, order, action). Facts of one slot keep their order.
         budget_tokens, budget_turns = (size[1], None) if size[0] == "tokens" else (None, size[1])
-        scale = budget_tokens if budget_tokens else budget_turns * 24
+        scale = budget_tokens if budget_tokens else budget_turns * TURN_TOKENS
         plan: list[tuple[float, int, Callable[[], None]]] = []
         self.statements: dict[str, list[int]] = {s.name: [] for s in slots}
+        first: dict[str, float] = {}
         for slot in slots:
             steps = 1 if self.forms.get(slot.name) == "scratch" else len(values[slot.name])
-            offsets = sorted(rng.random() * 0.97 for _ in range(steps))
+            # Changes at least APART tokens apart, so that each falls in a later session by itself,
+            # anywhere in it, not right after a forced opening.
+            apart = APART if self.courses[slot.name] == "update" and (steps - 1) * APART < 0.5 * scale else 0
+            offsets = _offsets(rng, steps, 0.97 * scale, apart)
+            first[slot.name] = offsets[0]
             for step, offset in enumerate(offsets):
-                plan.append((offset * scale, len(plan), self._fact(slot, values[slot.name], step)))
+                plan.append((offset, len(plan), self._fact(slot, values[slot.name], step)))
         chart, names = self._chart()
+        # Drawn before the rounds book the pools, so that the decoys leave enough people.
+        outsiders = [conv.draw("person") for _ in range(OUTSIDERS)]
         for child, boss in chart:
             plan.append((rng.random() * 0.97 * scale, len(plan), self._edge(names[child], names[boss])))
         # A round of near-distractors per slot for every 16k tokens, as far as the vocabulary
@@ -159,24 +206,24 @@ class History:
                 # The first round always (the canonical generator draws as many for one task).
                 if round_ and (left[slot.kind] < SPARE + ROUND or left["person"] < SPARE + ROUND):
                     continue
-                left[slot.kind] -= ROUND
+                # As many corrections of someone else's value and of the user's other things per
+                # round as the canonical contradiction tasks hold, as far as the kind's values go
+                # (each further pair of them draws up to six): the user's one correction of a slot
+                # is not the one correction-shaped turn of its kind.
+                fixes = 0
+                if self.courses[slot.name] == "contradiction":
+                    fixes = max(1, min(CORRECTED, 1 + (left[slot.kind] - SPARE - ROUND) // 6))
+                left[slot.kind] -= ROUND + 6 * max(0, fixes - 1)
                 left["person"] -= ROUND // 3
-                fixes = 1 if self.courses[slot.name] == "contradiction" else 0
-                for decoy in noise.decoy_queue(conv, slot, fixes=fixes, facts=slot.state + slot.update):
-                    plan.append((rng.random() * scale, len(plan), self._decoy(decoy)))
-        outsiders = [conv.draw("person") for _ in range(4)]
-        # Every chart person turns up in small talk with others, several times per 16k tokens and
-        # throughout, as in the canonical relational tasks: "the last line naming the asked
-        # person" or "the name said most" is not their reporting line.
-        # Each is named equally often in all (edges included, within one), as the canonical
-        # relational builder does, so that the most-named person is no manager more than by chance.
-        said = Counter(names[n] for edge in chart for n in edge)
-        target = max(said.values()) + 2 + 2 * rounds
-        for person in [n for n in names for _ in range(target - said[n])]:
-            pair = [person, rng.choice([p for p in names + outsiders if p != person])]
-            rng.shuffle(pair)
-            line = relational._small_talk(relational.PAIR_SMALL_TALK, *pair, outsiders=[p for p in pair if p in outsiders])
-            plan.append((rng.random() * scale, len(plan), self._decoy(line)))
+                queue = noise.decoy_queue(conv, slot, fixes=fixes, facts=slot.state + UPDATES[slot.name])
+                for j, decoy in enumerate(queue):
+                    # Two of the first round before the slot's first statement, as the canonical
+                    # tasks hold decoys before their facts: the user's first value is not the
+                    # first of its kind whenever the user says it early.
+                    before = first[slot.name] if round_ == 0 and j < HEAD_DECOYS else scale
+                    plan.append((rng.random() * before, len(plan), self._decoy(decoy)))
+        for shape, people in self._people_lines(chart, names, outsiders):
+            plan.append((rng.random() * scale, len(plan), self._people_line(shape, people, set(names), set(outsiders))))
         plan.sort(key=lambda item: (item[0], item[1]))
         self.used_tokens = 0
         for offset, _, act in plan:
@@ -242,7 +289,7 @@ class History:
                 self._count(before)
                 self._later_session(slot)  # counts its own small talk
                 before = len(conv.turns)
-                turn = conv.fact(rng.choice(slot.update), {"op": "update", **event, "value": values[step]},
+                turn = conv.fact(rng.choice(UPDATES[slot.name]), {"op": "update", **event, "value": values[step]},
                                  v=values[step], old=values[step - 1])
             else:
                 turn = self._correct(slot, values, event)
@@ -276,7 +323,7 @@ class History:
         return turn
 
     def _chart(self) -> tuple[list[tuple[int, int]], list[str]]:
-        size = self.rng.randint(7, 9)
+        size = self.rng.randint(*CHART_SIZE)
         parent = relational._chart(self.rng, self.rng.randint(2, 3), size)
         names = [self.conv.draw("person") for _ in range(size)]
         self.edge_turns: dict[str, int] = {}
@@ -292,6 +339,55 @@ class History:
 
         return act
 
+    def _people_lines(self, chart: list[tuple[int, int]], names: list[str],
+                      outsiders: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+        """The lines that name the chart's people and the outsiders besides their reporting lines,
+        as in the canonical relational tasks: other workplaces' reporting lines (outsiders only),
+        chart people who "manage" the coffee fund, and small talk, until each of them is named
+        PERSON_LINES times. So "the name said most", "the last line naming the asked person" or "a
+        name beside the asked person" is the answer no more often than one of many."""
+        rng = self.rng
+        said = Counter(names[n] for edge in chart for n in edge)
+        lines: list[tuple[str, tuple[str, ...]]] = [("elsewhere", tuple(rng.sample(outsiders, 2))) for _ in range(3)]
+        leaves = [names[n] for n in range(len(names)) if n not in {boss for _, boss in chart}]
+        lines += [("not_people", (person,)) for person in rng.sample(leaves, min(len(leaves), 3))]
+        said.update(person for _, people in lines for person in people)
+        owed = [person for person in names + outsiders for _ in range(PERSON_LINES - said[person])]
+        rng.shuffle(owed)
+        while owed:
+            first = owed.pop()
+            partner = next((i for i, person in enumerate(owed) if person != first), None)
+            if partner is not None and rng.random() < PAIRED:
+                lines.append(("pair", (first, owed.pop(partner))))
+            else:
+                lines.append(("anyone", (first,)))
+        return lines
+
+    def _people_line(self, shape: str, people: tuple[str, ...], chart: set[str], outside: set[str]) -> Callable[[], None]:
+        """One line of `_people_lines`; an `anyone` line names its person with someone the history
+        has named by then who is neither on the chart nor an outsider (or no one)."""
+        conv, rng = self.conv, self.rng
+        counted = chart | outside
+        outsiders = [p for p in people if p not in chart]  # logged as mentions: the chart's are edges
+
+        def act() -> None:
+            if shape == "anyone":
+                others = sorted(v for v in conv.taken if v in _PEOPLE and v not in counted)
+                if others and rng.random() < 0.8:
+                    other = others[int(rng.random() * len(others))]
+                    pair = [people[0], other]
+                    rng.shuffle(pair)
+                    decoy = relational._small_talk(relational.PAIR_SMALL_TALK, *pair, outsiders=outsiders + [other])
+                else:
+                    decoy = relational._small_talk(relational.CHART_SMALL_TALK, people[0], outsiders=outsiders)
+            else:
+                templates = {"pair": relational.PAIR_SMALL_TALK, "elsewhere": relational.ELSEWHERE,
+                             "not_people": relational.NOT_PEOPLE}[shape]
+                decoy = relational._small_talk(templates, *people, outsiders=outsiders)
+            self._decoy(decoy)()
+
+        return act
+
     # -- questions ------------------------------------------------------------------------
     def _questions(self) -> dict[str, list[dict[str, Any]]]:
         rng = self.rng
@@ -302,29 +398,40 @@ class History:
             out[course].append({"slot": slot, "answer": values[-1], "evidence": said if course == "contradiction" else [said[-1]],
                                 "stale": values[:-1], "question": question_for(rng, slot.question, [self.turns[said[-1]].content]),
                                 "kind": "current", "extras": {"form": self.forms.get(name)}})
-            if course == "update" and name in AS_OF:
-                out["temporal"] += self._as_of(slot, values, said)
-        for employee in sorted(self.chart):
+            if name in AS_OF:
+                out["temporal"] += self._as_of(slot, values, said, course)
+        chart = self.chart
+        for employee in sorted(chart):
             out["relational"].append(self._relation(employee, "manager"))
-            if employee in self.chart and self.chart[employee] in self.chart:  # two levels up exist
-                out["relational"].append(self._relation(employee, rng.choice(("skip_level", "top"))))
+            if chart[employee] in chart:  # two levels up: skip-level and top, one person unless three
+                three = chart[chart[employee]] in chart
+                for kind in ("skip_level", "top") if three else (rng.choice(("skip_level", "top")),):
+                    out["relational"].append(self._relation(employee, kind))
         for kind in out:
             rng.shuffle(out[kind])
         return out
 
-    def _as_of(self, slot: Slot, values: list[str], said: list[int]) -> list[dict[str, Any]]:
+    def _as_of(self, slot: Slot, values: list[str], said: list[int], course: str) -> list[dict[str, Any]]:
+        """Up to three as-of-date questions per span of a value: each day strictly between two
+        statements of a changing slot, and strictly between the last statement (a corrected slot's
+        last correction) and the history's last day, neither a day the value was said."""
         questions = []
         days = [self.turns[t].timestamp // DAY_MS for t in said]
-        for step in range(len(said) - 1):
-            if days[step + 1] - days[step] < 2:
-                continue
-            # Up to two days strictly between the statements: neither a day the value changed.
-            inside = range(days[step] + 1, days[step + 1])
-            for day in sorted(self.rng.sample(inside, min(2, len(inside)))):
-                question = self.rng.choice(AS_OF[slot.name]).format(date=session_date(day * DAY_MS + 12 * 3_600_000))
+        last_day = self.turns[-1].timestamp // DAY_MS
+        if course == "update":
+            spans = [(step, days[step], days[step + 1], [said[step]]) for step in range(len(said) - 1)]
+            spans.append((len(values) - 1, days[-1], last_day, [said[-1]]))
+        else:  # a corrected slot was never its first value: only after the correction is it sure
+            spans = [(len(values) - 1, days[-1], last_day, said if course == "contradiction" else [said[-1]])]
+        for step, start, end, evidence in spans:
+            inside = range(start + 1, end)
+            for day in sorted(self.rng.sample(inside, min(3, len(inside)))):
+                # As few words shared with the evidence as the templates allow ("drive" is in "I drive a ...").
+                question = question_for(self.rng, AS_OF[slot.name], [self.turns[t].content for t in evidence])
+                question = question.format(date=session_date(day * DAY_MS + 12 * 3_600_000))
                 if any(mentions(question, form) for v in values for form in value_forms(v)):
                     continue
-                questions.append({"slot": slot, "answer": values[step], "evidence": [said[step]],
+                questions.append({"slot": slot, "answer": values[step], "evidence": evidence,
                                   "stale": [v for v in values if v != values[step]], "question": question,
                                   "kind": "as_of_date", "extras": {"as_of_date": _iso(day)}})
         return questions

@@ -11,7 +11,9 @@ in every role the canonical generator gives a value (docs/design.md, "Generator 
   retraction's wording never tells whose fact it ends;
 - `twin`: the user retracting another thing of theirs of the same kind (the haircut, the tennis
   partner), first person like the evidence;
-- `restate`: the user has one again, later ("I bought a {v} after all").
+- `restate`: the user has one again, later ("I bought a {v} after all");
+- `other_restate`: the same about someone else, so that a re-statement's wording never tells whose
+  it is (every task holds one, and a retraction task has one where its twin has the user's);
 - `abstain`: how a reply says that there is none (what the `latest-fact` baseline answers).
 
 Every template names the value it ends with `{v}`, so a careful reader knows which fact goes, and
@@ -34,6 +36,7 @@ class Retraction:
     other_withdraw: tuple[str, ...]
     twin: tuple[str, ...]
     restate: tuple[str, ...]
+    other_restate: tuple[str, ...]
     abstain: str
 
 
@@ -50,6 +53,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
         twin=("I sold the {v} I used for deliveries; I don't have a work van any more.",
               "I gave back the {v} I borrowed from work, so no company car for me now."),
         restate=("I bought a {v} after all, so I have a car again.", "Back on four wheels: I picked up a {v} from the dealer."),
+        other_restate=("{who} bought a {v} after all, so they have a car again.", "Back on four wheels: {who} picked up a {v} from the dealer."),
         abstain="You don't have a car any more.",
     ),
     Retraction(
@@ -64,6 +68,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about {v}: the adoption by {who} fell through, so they don't have a dog."),
         twin=("We rehomed our cat {v}; we don't have a cat any more.", "Our tortoise {v} went back to the breeder, so no tortoise for us now."),
         restate=("We adopted another dog and named him {v}.", "We have a dog again: a rescue called {v}."),
+        other_restate=("{who} adopted another dog and named him {v}.", "{who} has a dog again: a rescue called {v}."),
         abstain="You don't have a dog any more.",
     ),
     Retraction(
@@ -76,6 +81,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about {who} and {v}: the offer was withdrawn, they don't have a job at the moment."),
         twin=("I stopped volunteering at {v}; I don't volunteer anywhere now.", "I closed my account at {v}, so I'm without a bank for now."),
         restate=("I started a new job at {v}, so I'm working again.", "Good news: {v} hired me, I'm back at work."),
+        other_restate=("{who} started a new job at {v}, so they're working again.", "Good news: {v} hired {who}, they're back at work."),
         abstain="You're not working at the moment.",
     ),
     Retraction(
@@ -90,6 +96,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about {v}: {who} didn't manage to book the dentist, so they have no appointment."),
         twin=("I cancelled my haircut on {v}; there's no haircut booked now.", "The plumber isn't coming on {v} after all, I called it off."),
         restate=("I booked the dentist again, for {v}.", "I've got a dentist appointment again, on {v}."),
+        other_restate=("{who} booked the dentist again, for {v}.", "{who} has got a dentist appointment again, on {v}."),
         abstain="There's no dentist appointment.",
     ),
     Retraction(
@@ -102,6 +109,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about {v}: they and {who} never started running together."),
         twin=("{v} stopped playing tennis with me; I don't have a tennis partner now.", "{v} gave up climbing, so I climb alone these days."),
         restate=("I found a new running partner: {v}.", "I'm not running alone any more, {v} joins me every Saturday."),
+        other_restate=("{who} found a new running partner: {v}.", "{who} isn't running alone any more, {v} joins them every Saturday."),
         abstain="You run alone now, you don't have a running partner.",
     ),
     Retraction(
@@ -114,6 +122,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about spot {v}: the request of {who} was refused, so they have no parking space."),
         twin=("I handed back gym locker {v}; I don't have a locker now.", "I gave up rack {v} in the basement, the bike lives in the hall now."),
         restate=("I got a parking space again, spot {v}.", "Building management gave me spot {v}, so I park at work again."),
+        other_restate=("{who} got a parking space again, spot {v}.", "Building management gave {who} spot {v}, so they park at work again."),
         abstain="You don't have a parking spot any more.",
     ),
 )
