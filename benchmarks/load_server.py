@@ -183,8 +183,8 @@ async def connect(host: str, port: int, clients: int) -> list[Connection]:
     """`clients` connections, each one already served once (`/health`), so that no phase's clock
     counts a connection's taking-up by the server. They connect one after the other, as clients
     of a service arrive: the workers of `serve --workers N` share one listening socket, and the
-    first to wake takes a whole burst of simultaneous connections (64/0 and 55/9 of 64 in two
-    tries with two workers), where one by one spread them 41/23 and 33/31."""
+    first to wake takes most of a burst of simultaneous connections (39/25 to 55/9 of 64 in four
+    runs with two workers), where one by one they spread 29-35 per worker."""
     connections = [Connection(host, port) for _ in range(clients)]
     workers: dict[Any, int] = {}
     for conn in connections:
