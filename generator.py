@@ -21,7 +21,7 @@ from pathlib import Path
 from memory_arena.cli import UsageParser, comma_list, file_in_the_way, positive_int
 from memory_arena.tasks import CATEGORIES, DEFAULT_MAX_NOISE, DEFAULT_N, DEFAULT_SEED, write_dataset
 from memory_arena.suites import SUITE_NAMES, get_suite, write_suite
-from memory_arena.suites.long import TOKEN_SIZES, parse_tokens
+from memory_arena.suites.long import DEFAULT_QUESTIONS, TOKEN_SIZES, parse_tokens
 from memory_arena.tasks.check import check_folder
 from memory_arena.tasks.schema import dataset_dir
 
@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--suite", choices=SUITE_NAMES, default="canonical",
                         help="canonical (the shipped 500), long or forget (docs/suites.md; default %(default)s)")
     parser.add_argument("--n", type=positive_int, default=None,
-                        help=f"tasks per category (default {DEFAULT_N}); long: questions per kind and history (default 10)")
+                        help=f"tasks per category (default {DEFAULT_N}); long: questions per kind and history (default {DEFAULT_QUESTIONS})")
     parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help="dataset seed (default %(default)s)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: the shipped memory_arena/dataset)")
     parser.add_argument("--histories", type=positive_int, default=None, help="long: histories (default 10)")
