@@ -20,7 +20,8 @@ ranks every memory as `hybrid` does, then:
    statements among the first `top_k` plus `RECENT_EXTRA` that can answer it
    (`supersession.answers`: a value of the asked subject, not a wish, a past or a question)
    take their places newest first (as of that day); and up to `LEAD` of the newest candidate
-   answers among the `ANSWER_POOL` most relevant memories lead the list, when they are about
+   answers among the `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest to the
+   question in value-masked frame lead the list, when they are about
    the asked thing (`LEAD_FRAME`) or say that it changed to a value of the same form. An
    older version never comes above the version that replaced it.
 
@@ -73,6 +74,8 @@ place of an older one."""
 ANSWER_POOL = 20
 """For a time-anchored question, how many of the most relevant memories are looked at for
 candidate answers (`supersession.answers`) to lead the list."""
+FRAME_POOL = 20
+"""... and how many of the memories whose value-masked frames are closest to the question's."""
 LEAD = 3
 """How many candidate answers lead the list, newest first (as of the asked day)."""
 LEAD_FRAME = 0.5
@@ -159,18 +162,25 @@ class TimelineSystem(HybridSystem):
         """The candidate answers that lead the list of a time-anchored question about the
         asker's own things (one that names someone, "Who does Jo report to?", is answered by a
         relation, often one link of a chain, not by the newest statement naming them): among the
-        `ANSWER_POOL` most relevant memories, those that can answer it (`answers`), are not an
+        `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest in frame to the
+        question, those that can answer it (`answers`), are not an
         older version of something, and are about the asked thing (`LEAD_FRAME`, or a change to
         a value of the same form, `supersession.kind`); the `LEAD` newest (as of the asked
         day). A current statement in other words than the old one ("we moved house, home is now
         Nuuk") is linked to nothing, yet is the newest answer."""
         if resolved(asked, index.known):  # "Who is two levels above Jo?": a chain, not Jo's newest
             return []
-        candidates = [p for p in relevance[:ANSWER_POOL]
+        asked_frame = self.encoder.encode([asked.frame])[0]  # unit length, or zeros
+        # Relevance ranks a statement by its values too; its frame alone finds the versions of
+        # the asked thing whose values drown the match ("I'm spending today in _").
+        pool = list(relevance[:ANSWER_POOL])
+        in_pool = set(pool)
+        pool += [int(p) for p in np.argsort(-(index.frames @ asked_frame), kind="stable")[:FRAME_POOL]
+                 if int(p) not in in_pool]
+        candidates = [p for p in pool
                       if p not in marked and answers(index.statements[p], asked, index.known, index.plain)]
         if not candidates:
             return []
-        asked_frame = self.encoder.encode([asked.frame])[0]  # unit length, or zeros
         # A correction's own frame says nothing ("Oops, I meant _"): it is about what it corrects.
         topic = {p: max(float(index.frames[q] @ asked_frame) for q in [p, *index.corrects.get(p, [])])
                  for p in candidates}
