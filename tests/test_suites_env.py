@@ -38,6 +38,49 @@ def test_long_sessions_are_headed_with_their_date():
     assert task.meta["question_kind"] == "as_of_date" and task.meta["as_of_date"][:4] in task.question
 
 
+def _counting(name):
+    """A built-in system whose Adds are recorded by user."""
+    from memory_arena.systems import build_system
+
+    system, adds = build_system(name), []
+    add = system.add
+    system.add = lambda user, session, messages: (adds.append(user), add(user, session, messages))[1]
+    return system, adds
+
+
+def test_memory_system_ingests_each_long_history_once():
+    """Under memory-system delivery the questions of one long history share one ingest (per
+    system and process), and each is shown exactly what an ingest of its own would retrieve."""
+    from memory_arena.suites import generate_suite
+    from memory_arena.systems import build_system, retrieve_for_task
+    from memory_arena.systems.ingest import task_sessions
+
+    tasks = generate_suite("long", n=2, histories=2, turns=300)
+    system, adds = _counting("grep")
+    shown = [core.retrieved_prompt(task, system, 5)[0] for task in tasks]
+    first = {t.meta["history"]: t for t in tasks}
+    assert len(adds) == sum(len(task_sessions(t)) for t in first.values()) and len(set(adds)) == 2
+    assert shown == [core.memory_messages(t, retrieve_for_task(build_system("grep"), t, 5)) for t in tasks]
+    # Another system ingests the history afresh.
+    other, other_adds = _counting("grep")
+    core.retrieved_prompt(tasks[0], other, 5)
+    assert len(other_adds) == len(task_sessions(tasks[0]))
+
+
+def test_memory_system_shared_history_under_concurrent_rollouts():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memory_arena.suites import generate_suite
+    from memory_arena.systems.ingest import task_sessions
+
+    tasks = [t for t in generate_suite("long", n=3, histories=1, turns=300)]
+    system, adds = _counting("grep")
+    with ThreadPoolExecutor(8) as pool:
+        shown = list(pool.map(lambda t: core.retrieved_prompt(t, system, 5)[0], tasks * 3))
+    assert len(adds) == len(task_sessions(tasks[0]))  # one ingest, whatever the interleaving
+    assert shown == [core.retrieved_prompt(t, system, 5)[0] for t in tasks * 3]
+
+
 def test_bad_suite_arguments_name_the_field():
     with pytest.raises(ValueError, match="suite must be one of"):
         core.make_settings(suite="huge")

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
-from memory_arena.systems import Memory, MemorySystem, build_system, check_name, retrieve_for_task
+from memory_arena.systems import Memory, MemorySystem, build_system, check_name
 from memory_arena.systems.retrieval import turn_ranking
 from memory_arena.suites import SUITE_NAMES, SUITES, generate_suite
+from memory_arena.suites import shared as shared_histories
 from memory_arena.suites.long import session_date
 from memory_arena.tasks.schema import CATEGORIES, Task, load_tasks
 from memory_arena.verifier.scoring import REASONS, score
@@ -355,8 +356,9 @@ def open_memory_system(settings: Settings) -> MemorySystem | None:
 
 
 def retrieved_prompt(task: Task, system: MemorySystem, top_k: int) -> tuple[list[dict[str, str]], dict[str, float]]:
-    """(messages, retrieval metrics) of one task under memory-system delivery."""
-    memories = retrieve_for_task(system, task, top_k)
+    """(messages, retrieval metrics) of one task under memory-system delivery (a long-horizon
+    history is ingested once per system for all its questions: `suites.shared`)."""
+    memories = shared_histories.retrieve(system, task, top_k)
     return memory_messages(task, memories), retrieval_metrics(task, memories)
 
 
