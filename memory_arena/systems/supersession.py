@@ -295,7 +295,7 @@ class Statement:
     """It asks rather than states (ends with a question mark): a question sets no value."""
     irrealis: bool
     """It speaks of what does not hold now (`irrealis`): a wish, a plan, a past, a refusal."""
-    names: tuple[str, ...]
+    named: tuple[str, ...]
     """Its sentence openers that stand where a name stands (`named_openers`)."""
     kinds: frozenset[str]
     """The forms of its values (`kind`)."""
@@ -379,7 +379,7 @@ def answers(candidate: Statement, asked: Statement, known: frozenset[str] = froz
     value unless it is a `plain` word (written in lower case elsewhere, or opening many
     messages): "Zuri is on call today", "Scratch that: Nuuk." name someone; "Handover done"
     does not, once "no handover today" was said."""
-    stated = candidate.values or any(o not in plain and o not in STOPWORDS for o in candidate.names)
+    stated = candidate.values or any(o not in plain and o not in STOPWORDS for o in candidate.named)
     if not stated or candidate.question or candidate.irrealis or not same_person(candidate.subject, asked.subject):
         return False
     return all(v in candidate.values or names(candidate.text, v) for v in resolved(asked, known))

@@ -21,9 +21,9 @@ ranks every memory as `hybrid` does, then:
    (`supersession.answers`: a value of the asked subject, not a wish, a past or a question)
    take their places newest first (as of that day); and up to `LEAD` of the newest candidate
    answers among the `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest to the
-   question in value-masked frame lead the list, when they are about
-   the asked thing (`LEAD_FRAME`) or say that it changed to a value of the same form. An
-   older version never comes above the version that replaced it.
+   question in value-masked frame lead the list, when they are about the asked thing
+   (`LEAD_FRAME`) or say that it changed to a value of the same form. An older version never
+   comes above the version that replaced it.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
@@ -161,13 +161,13 @@ class TimelineSystem(HybridSystem):
               time_of: Callable[[int], float], cutoff: int | None) -> list[int]:
         """The candidate answers that lead the list of a time-anchored question about the
         asker's own things (one that names someone, "Who does Jo report to?", is answered by a
-        relation, often one link of a chain, not by the newest statement naming them): among the
-        `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest in frame to the
-        question, those that can answer it (`answers`), are not an
-        older version of something, and are about the asked thing (`LEAD_FRAME`, or a change to
-        a value of the same form, `supersession.kind`); the `LEAD` newest (as of the asked
-        day). A current statement in other words than the old one ("we moved house, home is now
-        Nuuk") is linked to nothing, yet is the newest answer."""
+        relation, often one link of a chain, not by the newest statement naming them): among
+        the `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest in frame to the
+        question, those that can answer it (`answers`), are not an older version of something,
+        and are about the asked thing (`LEAD_FRAME`, or a change to a value of the same form,
+        `supersession.kind`); the `LEAD` newest (as of the asked day). A current statement in
+        other words than the old one ("we moved house, home is now Nuuk") is linked to nothing,
+        yet is the newest answer."""
         if resolved(asked, index.known):  # "Who is two levels above Jo?": a chain, not Jo's newest
             return []
         asked_frame = self.encoder.encode([asked.frame])[0]  # unit length, or zeros
