@@ -14,10 +14,13 @@ once and answers them all; each question is one task, and every task of a histor
 same turns):
 
 - `recall`, `update`, `contradiction`: the current value of a slot of that course;
-- `temporal`: the value of a changing slot on a named date between two of its statements
-  ("What car did I drive on Tuesday, 11 March 2025?"); sessions are dated, and the environment
-  heads each with its date;
+- `temporal`: the value of a slot on a named date strictly inside one span of a value, between
+  two statements of it or after the last one ("What car did I drive on Tuesday, 11 March
+  2025?"); sessions are dated, and the environment heads each with its date;
 - `relational`: manager, skip-level or top of the chain of a chart person.
+
+Eight slots bound the current-value kinds (2 + 3 + 3 questions), so a history's other 42 of its
+50 default questions are as-of dates and reporting lines, which it holds many more of.
 
 Each task's `meta.token_distance` is the estimated token count (characters / 4 + 4 per message,
 as `benchmarks/prompt_tokens.py` counts) of the turns between its last evidence turn and the
