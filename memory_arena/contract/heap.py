@@ -3,7 +3,7 @@
 A worker caches every user it has served (the backend's records and index, the message ids),
 so its heap grows with its users and stays. CPython's cyclic collector scans the whole heap in
 each full (generation 2) collection and stops everything while it does, event loop included:
-a worker holding 1,500 users' bm25 indexes (about 280,000 tracked objects) paused 80-160 ms
+a worker holding 1,500 users' bm25 indexes (about 280,000 tracked objects) paused 80-260 ms
 per full collection, which every request in flight then waited for (docs/contract.md, "Load").
 Full collections come as the heap grows, that is exactly while a worker loads new users.
 
@@ -14,7 +14,7 @@ proportional to what came since, not to the cache: the collection itself scans o
 created since the last call (about 0.04 ms after one user's load). Frozen objects are freed as
 usual when their last reference goes; only a reference cycle among objects alive at a call
 that becomes garbage later would stay, and the request path makes none (measured: after the
-load benchmark, unfreezing and collecting found 0 unreachable objects).
+load benchmark, on SQLite and PostgreSQL, unfreezing and collecting found 0 unreachable objects).
 """
 
 from __future__ import annotations
