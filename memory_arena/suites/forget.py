@@ -249,8 +249,11 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     change = (head + middle) // 2
     # The tail's decoys are a must range of their own too (the filler's default would give the
     # tail up to all of them and starve the head).
-    must = [(range(max(opener + 1, change - 4), change), rng.randint(1, 2)), (range(head // 2), rng.randint(8, 12)),
-            (range(change, change + tail // 2 - 1), rng.randint(3, 10))]
+    in_head = rng.randint(8, 12)
+    # As dense after the change as in the head: the change is not where the decoys thin out.
+    after = max(2, round(in_head * tail / head))
+    must = [(range(max(opener + 1, change - 4), change), rng.randint(1, 2)), (range(head // 2), in_head),
+            (range(change, change + tail // 2 - 1), after)]
     filler = noise.Filler(conv, [head, middle, tail], queue, must=must, small_talk_at={opener})
     done = 0
     for cut, value in zip(cuts, passing):
