@@ -96,7 +96,7 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about {v}: {who} didn't manage to book the dentist, so they have no appointment."),
         twin=("I cancelled my haircut on {v}; there's no haircut booked now.", "The plumber isn't coming on {v} after all, I called it off."),
         restate=("I booked the dentist again, for {v}.", "I've got a dentist appointment again, on {v}."),
-        other_restate=("{who} booked the dentist again, for {v}.", "{who} has got a dentist appointment again, on {v}."),
+        other_restate=("{who} booked the dentist again, for {v}.", "{who}'s got a dentist appointment again, on {v}."),
         abstain="There's no dentist appointment.",
     ),
     Retraction(
