@@ -381,3 +381,27 @@ def test_flush_indexes_so_the_first_search_does_not(monkeypatch):
     system.search("u", "Who is my accountant?", 2)
     assert builds == [1]
     system.flush("nobody")  # an unknown user: nothing to do
+
+
+def test_the_same_sentence_of_another_thing_is_no_version():
+    pager, cleaning, old, new = _statements("This week's pager rota starts with Ines today.",
+                                            "This week's cleaning rota starts with Karl today.",
+                                            "My old accountant is Priya.", "My new accountant is Jo.")
+    assert sup.other_thing(pager, cleaning)
+    assert not sup.other_thing(old, new)  # a word of change in the differing place: one thing
+    assert not sup.other_thing(*_statements("My accountant is Priya.", "My new accountant is Jo."))
+
+
+def test_a_day_question_is_not_led_by_what_was_said_after_that_day():
+    system = built("timeline")
+    _add(system, "u", "This week's pager rota starts with Ines today.",
+         "This week's cleaning rota starts with Karl today.", day=0)
+    _add(system, "u", "Maren has the pager today.", day=2)
+    _add(system, "u", "Dario has the pager today.", day=4)
+    system.flush("u")
+    found = system.search("u", "Who had the pager at the end of Monday?", 4)
+    contents = [m["content"] for m in found]
+    ines = contents.index("This week's pager rota starts with Ines today.")
+    assert "superseded_by" not in found[ines]  # the cleaning rota is another thing, not its newer version
+    assert all(ines < contents.index(c) for c in ("Maren has the pager today.", "Dario has the pager today.")
+               if c in contents)

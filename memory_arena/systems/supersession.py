@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
-from memory_arena.systems.text import STOPWORDS
+from memory_arena.systems.text import STOPWORDS, tokenize
 
 DAY_MS = 86_400_000
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -383,6 +383,22 @@ def answers(candidate: Statement, asked: Statement, known: frozenset[str] = froz
     if not stated or candidate.question or candidate.irrealis or not same_person(candidate.subject, asked.subject):
         return False
     return all(v in candidate.values or names(candidate.text, v) for v in resolved(asked, known))
+
+
+def other_thing(a: Statement, b: Statement) -> bool:
+    """Whether two statements say the same sentence of two different things: their frames are
+    word for word the same but for one content word in one place ("this week's on-call rota
+    starts with _ today", "this week's cleaning rota starts with _ today"). A word of change
+    in that place ("my old accountant is _", "my new accountant is _") keeps them one thing.
+    Static embeddings of such frames are nearly identical, so their cosine cannot tell."""
+    first, second = tokenize(a.frame), tokenize(b.frame)
+    if len(first) != len(second):
+        return False
+    differ = [(x, y) for x, y in zip(first, second) if x != y]
+    return len(differ) == 1 and not any(_CHANGE.fullmatch(w) or w in _WAS for w in differ[0])
+
+
+_WAS = frozenset({"old", "former", "previous", "current", "latest"})
 
 
 def same_subject(a: Statement, b: Statement, known: frozenset[str] = frozenset()) -> bool:

@@ -47,7 +47,7 @@ from memory_arena.systems.bm25 import BM25Index
 from memory_arena.systems.hybrid import HybridSystem, expand
 from memory_arena.systems.store import Record, UserLog
 from memory_arena.systems.text import tokenize
-from memory_arena.systems.supersession import (Statement, answers, asked_day_end, corrected, newest_first,
+from memory_arena.systems.supersession import (Statement, answers, asked_day_end, corrected, newest_first, other_thing,
                                                order_versions, replaces, resolved, restated, same_subject,
                                                statement, time_anchored)
 
@@ -177,8 +177,9 @@ class TimelineSystem(HybridSystem):
         in_pool = set(pool)
         pool += [int(p) for p in np.argsort(-(index.frames @ asked_frame), kind="stable")[:FRAME_POOL]
                  if int(p) not in in_pool]
-        candidates = [p for p in pool
-                      if p not in marked and answers(index.statements[p], asked, index.known, index.plain)]
+        # A statement said after the asked day is no answer of that day, however new.
+        candidates = [p for p in pool if p not in marked and not (cutoff is not None and time_of(p) >= cutoff)
+                      and answers(index.statements[p], asked, index.known, index.plain)]
         if not candidates:
             return []
         # A correction's own frame says nothing ("Oops, I meant _"): it is about what it corrects.
@@ -213,7 +214,7 @@ class TimelineSystem(HybridSystem):
                 anchored = len(resolved(me, index.known)) > 1  # "Jo's 5K best is 27:12": a subject to share
                 same = after[sims >= (ANCHORED_FRAME if anchored else SAME_FRAME)]
                 out.update(int(q) for q in same if not statements[q].correction
-                           and same_subject(me, statements[q], index.known)
+                           and same_subject(me, statements[q], index.known) and not other_thing(me, statements[q])
                            and (sims[q - position - 1] >= SAME_FRAME or statements[q].values != me.values))
             out.update(q for q in range(position + 1, len(statements)) if replaces(statements[q], me))
             return sorted(out)
@@ -235,3 +236,4 @@ class TimelineSystem(HybridSystem):
         # The score is the place in the list, so that it never increases down the list: a
         # current version takes the place of an older one whatever its own relevance.
         return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
+
