@@ -51,7 +51,7 @@ _CORRECTION = re.compile(
 _NEGATION = re.compile(r"\b(not|no|never|nor)\b|n't\b")
 # ... or that it changed: an old value named in such a sentence beside a new one is replaced.
 _CHANGE = re.compile(r"\b(from|changed?|switch(ed)?|swap(ped)?|replaced?|traded?|gave up|sold|left|"
-                     r"moved|now|new|became|becomes|instead)\b")
+                     r"moved|now|new|became|becomes|instead|again)\b")
 # Who a statement is about: the speaker ("I", "my", "we") unless it names someone else, by a
 # third-person pronoun, a possessive name ("Rafa's") or a person word after "my"/"our" ("my
 # sister", "our neighbour"). General English roles, not a list of any data set's.
@@ -104,6 +104,11 @@ def _scan(text: str) -> tuple[list[tuple[int, int]], tuple[str, ...]]:
 _OPENER_AND_NEXT = re.compile(r"(?:^|(?<=[.!?:;—–\"“(]))\s*([A-Z][\w'’-]*)(?:\s+([\w'’-]+)|\s*(?=[.!?]|$))")
 
 
+# A pronoun right after an opener is the subject of its clause, so the opener is not
+# ("Whichever you choose", "Once we moved"): a name stands before a verb or a conjunction.
+_PRONOUNS = frozenset({"i", "you", "we", "they", "he", "she", "it"})
+
+
 def named_openers(text: str) -> tuple[str, ...]:
     """The sentence openers of `text` that stand where a name stands: before a function word or
     alone after a clause ("Zuri has the pager", "Kim and I", "Scratch that: Nuuk."), not before
@@ -113,7 +118,8 @@ def named_openers(text: str) -> tuple[str, ...]:
     for match in _OPENER_AND_NEXT.finditer(text):
         word, following = match.group(1), match.group(2)
         alone = following is None and bool(text[:match.start(1)].strip())
-        if word.casefold() not in _NOT_VALUE and (alone or (following or "").casefold() in STOPWORDS):
+        following = (following or "").casefold()
+        if word.casefold() not in _NOT_VALUE and (alone or (following in STOPWORDS and following not in _PRONOUNS)):
             out.append(word.casefold().removesuffix("'s").removesuffix("’s"))
     return tuple(out)
 
@@ -306,6 +312,8 @@ class Statement:
     """Its case-folded words: where to look for a value before `names` checks it."""
     frame: str
     """The content with its values masked (`masked`)."""
+    starts: tuple[str, ...] = ()
+    """The openers of the sentences that hold its values: where a subject's name stands."""
 
 
 def statement(position: int, session_id: str, created_at: int | None, content: str) -> Statement:
@@ -318,7 +326,7 @@ def statement(position: int, session_id: str, created_at: int | None, content: s
     return Statement(position, session_id, created_at, frozenset(order), order, opening, correction,
                      changes, asks(content, spans), irrealis(content, spans), named_openers(content),
                      frozenset(kind(v) for v in order), subject(core), text,
-                     frozenset(_TOKEN.findall(text)), masked(core))
+                     frozenset(_TOKEN.findall(text)), masked(core), openers(core))
 
 
 def subject(text: str) -> str:
@@ -371,6 +379,11 @@ def restated(statements: Sequence[Statement], position: int) -> int | None:
     return None
 
 
+# A capitalised opener in a verb's form ("Picked up a bike", "Moving house") leaves out a
+# subject, which is the speaker's; a name is not in that form.
+_VERB_FORM = re.compile(r"(ed|ing)$")
+
+
 def answers(candidate: Statement, asked: Statement, known: frozenset[str] = frozenset(),
             plain: frozenset[str] = frozenset()) -> bool:
     """Whether `candidate` can answer the question `asked`: it asserts a value of the question's
@@ -382,6 +395,12 @@ def answers(candidate: Statement, asked: Statement, known: frozenset[str] = froz
     stated = candidate.values or any(o not in plain and o not in STOPWORDS for o in candidate.named)
     if not stated or candidate.question or candidate.irrealis or not same_person(candidate.subject, asked.subject):
         return False
+    # "Ottoline kicked off a work trip in Nuuk today" says nothing of the speaker: a sentence that
+    # opens on a name is its bearer's, not an answer to a question about the speaker.
+    if asked.subject == "self" and not candidate.subject and any(
+            o not in plain and o not in STOPWORDS and o not in candidate.values and not _VERB_FORM.search(o)
+            for o in candidate.starts):
+        return False
     return all(v in candidate.values or names(candidate.text, v) for v in resolved(asked, known))
 
 
@@ -391,11 +410,8 @@ def other_thing(a: Statement, b: Statement) -> bool:
     starts with _ today", "this week's cleaning rota starts with _ today"). A word of change
     in that place ("my old accountant is _", "my new accountant is _") keeps them one thing.
     Static embeddings of such frames are nearly identical, so their cosine cannot tell."""
-    first, second = tokenize(a.frame), tokenize(b.frame)
-    if len(first) != len(second):
-        return False
-    differ = [(x, y) for x, y in zip(first, second) if x != y]
-    return len(differ) == 1 and not any(_CHANGE.fullmatch(w) or w in _WAS for w in differ[0])
+    first, second = ({w for w in tokenize(s.frame) if not (_CHANGE.fullmatch(w) or w in _WAS)} for s in (a, b))
+    return bool(first - second) and bool(second - first)
 
 
 _WAS = frozenset({"old", "former", "previous", "current", "latest"})

@@ -214,7 +214,8 @@ class TimelineSystem(HybridSystem):
                 anchored = len(resolved(me, index.known)) > 1  # "Jo's 5K best is 27:12": a subject to share
                 same = after[sims >= (ANCHORED_FRAME if anchored else SAME_FRAME)]
                 out.update(int(q) for q in same if not statements[q].correction
-                           and same_subject(me, statements[q], index.known) and not other_thing(me, statements[q])
+                           and same_subject(me, statements[q], index.known)
+                           and not (other_thing(me, statements[q]) and (not anchored or not statements[q].changes))
                            and (sims[q - position - 1] >= SAME_FRAME or statements[q].values != me.values))
             out.update(q for q in range(position + 1, len(statements)) if replaces(statements[q], me))
             return sorted(out)
@@ -229,10 +230,16 @@ class TimelineSystem(HybridSystem):
         else:  # the newest statements of a slightly wider list first, then the cut
             wider = order_versions(relevance, later, time_of, cutoff, top_k + ceil(top_k * RECENT_EXTRA), OLDER_SHOWN)
             asked = statement(-1, "", None, query)
-            ordered = newest_first(wider, lambda p: answers(statements[p], asked, index.known, index.plain),
-                                   time_of, cutoff)
+
+            def states(position: int) -> bool:
+                return answers(statements[position], asked, index.known, index.plain)
+
+            ordered = newest_first(wider, states, time_of, cutoff)
             lead = self._lead(index, relevance, asked, {p for p, newer in ordered if newer is not None}, time_of, cutoff)
-            ordered = ([(p, None) for p in lead] + [e for e in ordered if e[0] not in lead])[:top_k]
+            # The leaders too take their places among the candidate answers newest first: one
+            # that only its frame brought in never stands above a newer one relevance found.
+            ordered = newest_first(([(p, None) for p in lead] + [e for e in ordered if e[0] not in lead])[:top_k],
+                                   states, time_of, cutoff)
         # The score is the place in the list, so that it never increases down the list: a
         # current version takes the place of an older one whatever its own relevance.
         return [(p, 1.0 / rank, newer) for rank, (p, newer) in enumerate(ordered, 1)]
