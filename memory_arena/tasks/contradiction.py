@@ -24,7 +24,7 @@ from .slots import SLOTS
 from .corrections import AGAIN, DIRECT, RECAP_ASK, RECAP_FIX, RECAP_SAY, SCRATCH, fill
 
 NAME = "contradiction"
-VERSION = 3
+VERSION = 4
 FORMS = ("direct", "scratch", "restatement", "double")
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
@@ -33,15 +33,17 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(3 if form == "double" else 2)]
     total = even_between(rng, min(config.max_noise, 12), config.max_noise)
-    # Two turns before the statement and after the last correction are kept for decoys.
-    before, between, between2, after = (g + 2 * (i in (0, 3)) for i, g in enumerate(split_total(rng, total - 4, 4)))
+    # Four turns before the statement (small talk opens the conversation, then a decoy) and two
+    # after the last correction are kept.
+    before, between, between2, after = (g + (4, 0, 0, 2)[i] for i, g in enumerate(split_total(rng, total - 6, 4)))
     # Gaps a form does not use go to the tail, so the noise budget is spent either way.
     if form != "double":
         after, between2 = after + between2, 0
     if form == "scratch":
         after, between = after + between, 0
     gaps = [before, between, between2, after]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(2, 4), facts=slot.state))
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(4, 6), facts=slot.state),
+                          small_talk_at=noise.OPENING)
 
     def event(op: str, value: str) -> dict:
         return {"op": op, "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}

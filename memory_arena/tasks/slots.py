@@ -65,6 +65,10 @@ class Slot:
     twin_fix: tuple[str, str] | None = None
     """A twin statement and how a correction names it ("My cat is called {v}.", "what the cat is
     called"): the user's own corrections of something else."""
+    twin_story: bool = False
+    """Whether every twin is about one and the same thing (a parcel on the move, the office keys),
+    so that a twin naming the value before (`{old}`) names the one an earlier twin gave it, as
+    the user's own changes name a value said before."""
     no_cohabitants: bool = False
     """Whether `other` must not name people who share the user's home (their value would
     contradict the user's)."""
