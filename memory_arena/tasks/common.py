@@ -119,6 +119,11 @@ class Conversation:
         """How many values of `kind` this conversation has not used (floors are only 39)."""
         return len(KINDS[kind].pool) - self.drawn.get(kind, 0)
 
+    def scarce(self) -> bool:
+        """Whether some kind this conversation draws has fewer than three values left: no decoy
+        then (one takes up to two), so that a long conversation never runs out."""
+        return any(len(KINDS[kind].pool) - n < 3 for kind, n in self.drawn.items())
+
     # -- time and sessions --------------------------------------------------------------
     def start_session(self, at_ms: int | None = None) -> None:
         """Begin a new session at `at_ms` (a minute after the last turn if that has passed),

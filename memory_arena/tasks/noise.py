@@ -120,11 +120,13 @@ def small_talk(conv: Conversation) -> None:
     conv.pair(user, reply, noise=True, opener=True)
 
 
-def typed_mention(kind: str) -> Decoy:
-    """A filler pair naming one or two values of `kind` that mean nothing about the user's slot."""
+def typed_mention(kind: str, single: bool = False) -> Decoy:
+    """A filler pair naming one or two values of `kind` (one with `single`) that mean nothing
+    about the user's slot."""
+    options = tuple(m for m in MENTIONS[kind] if not (single and "{b}" in m[0] + (m[1] or "")))
 
     def make(conv: Conversation) -> None:
-        user, reply = conv.fresh(MENTIONS[kind])
+        user, reply = conv.fresh(options)
         text = user + (reply or "")
         values = {key: conv.draw(kind) for key in ("a", "b") if "{" + key + "}" in text}
         turn = conv.say((user, reply) if reply else user, noise=True, **values)
@@ -249,14 +251,15 @@ def user_decoy(slot: Slot, role: str) -> Decoy:
     return make
 
 
-def user_twin(slot: Slot, facts: tuple[str, ...], story: list[str] | None = None) -> Decoy:
+def user_twin(slot: Slot, facts: tuple[str, ...], story: list[str] | None = None, single: bool = False) -> Decoy:
     """A statement about another thing of the user's, in the very sentence the user states facts
     with ("My cat is called {v}, she is a sweetheart." beside "My dog is called {v}, he is a
     sweetheart."): the twins of the templates in `facts`, the ones the evidence is said in.
     With a `story` (the values the twins have given that one thing so far, `Slot.twin_story`), a
-    twin that names the value before names the last of them."""
-    preferred = [twin for fact, twin in slot.twins if fact in facts]
-    others = [twin for fact, twin in slot.twins if fact not in facts]
+    twin that names the value before names the last of them. With `single`, only twins naming one value."""
+    twins = [(fact, twin) for fact, twin in slot.twins if not (single and "{old}" in twin)]
+    preferred = [twin for fact, twin in twins if fact in facts]
+    others = [twin for fact, twin in twins if fact not in facts]
 
     def make(conv: Conversation) -> None:
         # Each twin once (a second "My haircut is on ..." would read as a change): those of
@@ -275,21 +278,26 @@ def user_twin(slot: Slot, facts: tuple[str, ...], story: list[str] | None = None
     return make
 
 
-def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[str, ...] = ()) -> list[Decoy]:
+def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[str, ...] = (),
+                single: bool = False) -> list[Decoy]:
     """Near-distractors of every role for one task, in a random order: two to four of someone
     else's statements, one or two of the user's other slots, one or two musings, two to four typed
     mentions, `fixes` corrections of someone else's value and as many of a twin of the user's, and
     four to seven twins of the user's own statements (`facts`: the templates the evidence is said
-    in), as far as the slot has twins."""
+    in), as far as the slot has twins. With `single` (a task whose evidence names one value),
+    every decoy names one value too: a turn naming two would be one the evidence never is (so
+    no corrections, which name two)."""
     rng = conv.rng
+    fixes = 0 if single else fixes
+    twins = sum(not (single and "{old}" in twin) for _, twin in slot.twins)
     story: list[str] | None = [] if slot.twin_story else None  # shared by the twins: one thing's values
     queue = ([someone_else(slot) for _ in range(rng.randint(2, 4))]
              + [user_decoy(slot, "sibling") for _ in range(rng.randint(1, 2))]
              + [user_decoy(slot, "musing") for _ in range(rng.randint(1, 2))]
-             + [typed_mention(slot.kind) for _ in range(rng.randint(2, 4))]
+             + [typed_mention(slot.kind, single) for _ in range(rng.randint(2, 4))]
              + [someone_else_corrected(slot) for _ in range(fixes)]
              + [user_twin_corrected(slot) for _ in range(fixes if slot.twin_fix else 0)]
-             + [user_twin(slot, facts, story) for _ in range(min(rng.randint(4, 7), len(slot.twins)))])
+             + [user_twin(slot, facts, story, single) for _ in range(min(rng.randint(4, 7), twins))])
     rng.shuffle(queue)
     return queue
 
@@ -350,7 +358,7 @@ class Filler:
         for done in range(pairs):
             if self.skip:  # the pair was used by a decoy that spans several pairs
                 self.skip -= 1
-            elif self.position in self.positions:
+            elif self.position in self.positions and not self.conv.scarce():
                 # Only the pairs left in this gap: a decoy never runs past the next fact, which
                 # would shorten the turns after it (the depth) and push the evidence later.
                 self.conv.room = pairs - done - 1

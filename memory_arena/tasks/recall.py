@@ -40,7 +40,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     before = even_between(rng, 4, config.max_noise - after)
     conv = Conversation(rng)
     value = conv.draw(slot.kind)
-    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, fixes=rng.randint(0, 1), facts=slot.state),
+    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, facts=slot.state, single=True),
                           small_talk_at=noise.OPENING)
     filler.add(before)
     fact_turn = conv.fact(rng.choice(slot.state),
