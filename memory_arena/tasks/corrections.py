@@ -17,7 +17,11 @@ DIRECT = ("Actually it's {new}, not {old}.", "Sorry, I got {noun} wrong earlier:
 SCRATCH = ("Scratch that, it's {new}.", "Wait, no. Scratch that: {new}.", "Ignore what I just said, it's {new}.",
            "Oops, I meant {new}.")
 RECAP_ASK = ("Can you recap what I told you about {noun}?", "Quick check: what do you have down for {noun}?",
-             "Remind me what I said about {noun}?")
+             "Remind me what I said about {noun}?", "What did I tell you about {noun} again?",
+             "Could you read back what you have for {noun}?", "Do you remember what I said about {noun}?",
+             "What's in your notes about {noun}?", "Sorry, what did I say about {noun}?")
+"""Each asked at most once in a conversation: enough of them that someone else's values are recapped
+and corrected as often as the user's."""
 RECAP_SAY = ("You told me {old}.", "My notes say {old}.", "From what you said earlier: {old}.")
 RECAP_FIX = ("No, that's wrong, it's {new}. I misspoke before.", "Not quite. It's {new}, I said the wrong thing earlier.",
              "That's not right: {new}, not {old}.")

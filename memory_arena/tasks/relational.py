@@ -20,7 +20,7 @@ from .schema import Task
 from .vocab import FOODS
 
 NAME = "relational"
-VERSION = 3
+VERSION = 4
 KINDS = ("manager", "skip_level", "top")
 MAX_REPORTS = 2
 """Direct reports per manager."""
@@ -45,7 +45,9 @@ CHART_SMALL_TALK = ("{n} is on holiday.", "{n} fixed the printer.", "{n} brought
                     "{n} made {food} for the whole team.", "{n} is back from a hiking trip.",
                     "{n} brought {food} to the team lunch.", "{n} is running a marathon next month.",
                     "{n} recommended {food} at the new canteen.", "{n} hates mornings.",
-                    "{n} collects stamps.", "{n} knits beautifully.")
+                    "{n} collects stamps.", "{n} knits beautifully.", "{n}'s plant is thriving.",
+                    "{n}'s laptop crashed again.", "{n}'s jokes are terrible.", "{n}'s bike got a flat tyre.",
+                    "{n}'s playlist is all jazz.", "{n}'s desk is spotless.")
 PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat {m} at darts.",
                    "{n} and {m} went to the same school.", "{n} lent {m} an umbrella this morning.",
                    "{n} and {m} are training for a charity bike ride.", "{n} taught {m} how to make {food}.",
@@ -53,7 +55,9 @@ PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat
                    "{n} and {m} both forgot the office party hats.", "{n} gave {m} a lift to the station.",
                    "{n} and {m} got stuck in the lift for ten minutes.", "{n} and {m} are organising the team quiz.",
                    "{n} sat next to {m} at the all-hands and they argued about {food} the whole time.",
-                   "{n} and {m} share a car to the office.", "{n} and {m} lunch together.", "{n} teased {m}.")
+                   "{n} and {m} share a car to the office.", "{n} and {m} lunch together.", "{n} teased {m}.",
+                   "{n} borrowed {m}'s charger.", "{n} fixed {m}'s chair.", "{n} watered {m}'s plants.",
+                   "{n} signed {m}'s farewell card.", "{m}'s cake was {n}'s favourite.", "{n} found {m}'s keys.")
 
 
 ELSEWHERE = ("At my sister's company, {n} reports to {m}.", "My neighbour says that at their office {m} manages {n}.",
