@@ -1,14 +1,14 @@
 """contradiction: the user states a fact, then explicitly corrects it; the final corrected
 value wins. Four forms, balanced over the category:
 
-- `direct`: "Actually it's June 15, not June 12." after some filler;
+- `direct`: "Actually it's June 15 and not June 12." after some filler;
 - `scratch`: "Scratch that, it's June 15." right after the statement;
 - `restatement`: the assistant recaps the old value and the user corrects the recap;
 - `double`: a correction of a correction (three values, the last wins).
 
 Unlike an update, a correction says the earlier value was never true; for the benchmark both
 mean the same thing: only the newest statement counts. Someone else's values are corrected in
-the same words ("Sorry, my sister's dog is Max, not Rex."), before and after the user's own
+the same words ("I got what the dog of my sister is called wrong: not Rex but Max."), before and after the user's own
 corrections, so that "the value that is not negated" does not point at the answer.
 """
 
