@@ -17,7 +17,7 @@ from .slots import Template
 from .vocab import CARS, CITIES, COMPANIES, KINDS, MONTHS, PEOPLE, PETS, WEEKDAYS
 from .filler_text import REPLIES
 
-GENERATOR_VERSION = "2.0.1"
+GENERATOR_VERSION = "2.1.0"
 DEFAULT_MAX_NOISE = 100
 """Most filler turns per task by default (the Recall@10/@50/@100 buckets)."""
 
@@ -97,6 +97,7 @@ class Conversation:
         self.turns: list[Turn] = []
         self.events: list[dict[str, Any]] = []
         self.taken: set[str] = set()  # every value drawn, of any kind: no value means two things
+        self.drawn: dict[str, int] = {}  # values drawn per kind
         self.noise_turns = 0
         self.user_lines: set[str] = set()  # no user line twice in a conversation
         self.used: set = set()  # templates used (see `fresh`)
@@ -109,7 +110,19 @@ class Conversation:
 
     # -- values -------------------------------------------------------------------------
     def draw(self, kind: str) -> str:
+        if not self.left(kind):
+            raise RuntimeError(f"every {kind} value is used in this conversation")  # rather than draw forever
+        self.drawn[kind] = self.drawn.get(kind, 0) + 1
         return KINDS[kind].draw(self.rng, self.taken)
+
+    def left(self, kind: str) -> int:
+        """How many values of `kind` this conversation has not used (floors are only 39)."""
+        return len(KINDS[kind].pool) - self.drawn.get(kind, 0)
+
+    def scarce(self) -> bool:
+        """Whether some kind this conversation draws has fewer than three values left: no decoy
+        then (one takes up to two), so that a long conversation never runs out."""
+        return any(len(KINDS[kind].pool) - n < 3 for kind, n in self.drawn.items())
 
     # -- time and sessions --------------------------------------------------------------
     def start_session(self, at_ms: int | None = None) -> None:

@@ -1,14 +1,14 @@
 """contradiction: the user states a fact, then explicitly corrects it; the final corrected
 value wins. Four forms, balanced over the category:
 
-- `direct`: "Actually it's June 15, not June 12." after some filler;
+- `direct`: "Actually it's June 15 and not June 12." after some filler;
 - `scratch`: "Scratch that, it's June 15." right after the statement;
 - `restatement`: the assistant recaps the old value and the user corrects the recap;
 - `double`: a correction of a correction (three values, the last wins).
 
 Unlike an update, a correction says the earlier value was never true; for the benchmark both
 mean the same thing: only the newest statement counts. Someone else's values are corrected in
-the same words ("Sorry, my sister's dog is Max, not Rex."), before and after the user's own
+the same words ("I got what the dog of my sister is called wrong: not Rex but Max."), before and after the user's own
 corrections, so that "the value that is not negated" does not point at the answer.
 """
 
@@ -24,7 +24,7 @@ from .slots import SLOTS
 from .corrections import AGAIN, DIRECT, RECAP_ASK, RECAP_FIX, RECAP_SAY, SCRATCH, fill
 
 NAME = "contradiction"
-VERSION = 3
+VERSION = 4
 FORMS = ("direct", "scratch", "restatement", "double")
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
@@ -33,15 +33,17 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(3 if form == "double" else 2)]
     total = even_between(rng, min(config.max_noise, 12), config.max_noise)
-    # Two turns before the statement and after the last correction are kept for decoys.
-    before, between, between2, after = (g + 2 * (i in (0, 3)) for i, g in enumerate(split_total(rng, total - 4, 4)))
+    # Four turns before the statement (small talk opens the conversation, then a decoy) and two
+    # after the last correction are kept.
+    before, between, between2, after = (g + (4, 0, 0, 2)[i] for i, g in enumerate(split_total(rng, total - 6, 4)))
     # Gaps a form does not use go to the tail, so the noise budget is spent either way.
     if form != "double":
         after, between2 = after + between2, 0
     if form == "scratch":
         after, between = after + between, 0
     gaps = [before, between, between2, after]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(2, 4), facts=slot.state))
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, fixes=rng.randint(4, 6), facts=slot.state),
+                          small_talk_at=noise.OPENING)
 
     def event(op: str, value: str) -> dict:
         return {"op": op, "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}

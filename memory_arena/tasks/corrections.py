@@ -3,26 +3,31 @@ decoys that correct someone else's value, so that the form of a correction never
 value it fixes: only the value it names does (docs/design.md, "Generator 2.0").
 
 `{new}` and `{old}` are values in the slot's phrase ("the 12th floor"), `{noun}` how the fixed
-value is referred to ("where I live", "where my sister lives").
+value is referred to ("where I live", "where my sister lives"). The words are those of everyday
+chat, mostly with no more punctuation than any statement, some naming the new value first and
+some the old: a correction's shape is not to tell a correction from a statement either (the
+evidence of a contradiction task always is one), nor its length.
 """
 
 from __future__ import annotations
 
 from .slots import Slot
 
-DIRECT = ("Actually it's {new}, not {old}.", "Sorry, I got {noun} wrong earlier: it's {new}, not {old}.",
-          "Correction: {new}, not {old}. I mixed it up.",
-          "I need to fix something I told you about {noun}: it's actually {new}. {old} was a mistake.",
-          "Hold on, I misremembered {noun}. Not {old}, {new}.")
-SCRATCH = ("Scratch that, it's {new}.", "Wait, no. Scratch that: {new}.", "Ignore what I just said, it's {new}.",
+DIRECT = ("Actually it's {new} and not {old}.", "I got {noun} wrong: not {old} but {new}.",
+          "Correction for you: {new} and not {old}.", "It is actually {new}, and {old} was a mistake.",
+          "Hold on, not {old} but {new}.")
+SCRATCH = ("Scratch that, it's {new}.", "Wait, scratch that and make it {new}.", "Ignore what I just said because it is {new}.",
            "Oops, I meant {new}.")
 RECAP_ASK = ("Can you recap what I told you about {noun}?", "Quick check: what do you have down for {noun}?",
-             "Remind me what I said about {noun}?")
+             "Remind me what I said about {noun}?", "What did I tell you about {noun} again?",
+             "Could you read back what you have for {noun}?", "Do you remember what I said about {noun}?",
+             "What's in your notes about {noun}?", "Sorry, what did I say about {noun}?")
+"""Each asked at most once in a conversation: enough of them that someone else's values are recapped
+and corrected as often as the user's."""
 RECAP_SAY = ("You told me {old}.", "My notes say {old}.", "From what you said earlier: {old}.")
-RECAP_FIX = ("No, that's wrong, it's {new}. I misspoke before.", "Not quite. It's {new}, I said the wrong thing earlier.",
-             "That's not right: {new}, not {old}.")
-AGAIN = ("Ugh, I was wrong again about {noun}. It's {new}, not {old}.", "Sorry, one more fix on {noun}: not {old} either, it's {new}.",
-         "Let me correct my correction about {noun}: it's {new}.")
+RECAP_FIX = ("That is wrong: it is {new}.", "Not quite, it is {new} and I misspoke.", "That's not right, not {old} but {new}.")
+AGAIN = ("Wrong again, it is {new} and not {old}.", "One more fix on {noun}: not {old} either but {new}.",
+         "Let me correct that again: it is {new}.")
 
 
 def fill(slot: Slot, template: str, new: str = "", old: str = "", noun: str | None = None) -> str:

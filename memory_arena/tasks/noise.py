@@ -120,11 +120,13 @@ def small_talk(conv: Conversation) -> None:
     conv.pair(user, reply, noise=True, opener=True)
 
 
-def typed_mention(kind: str) -> Decoy:
-    """A filler pair naming one or two values of `kind` that mean nothing about the user's slot."""
+def typed_mention(kind: str, single: bool = False) -> Decoy:
+    """A filler pair naming one or two values of `kind` (one with `single`) that mean nothing
+    about the user's slot."""
+    options = tuple(m for m in MENTIONS[kind] if not (single and "{b}" in m[0] + (m[1] or "")))
 
     def make(conv: Conversation) -> None:
-        user, reply = conv.fresh(MENTIONS[kind])
+        user, reply = conv.fresh(options)
         text = user + (reply or "")
         values = {key: conv.draw(kind) for key in ("a", "b") if "{" + key + "}" in text}
         turn = conv.say((user, reply) if reply else user, noise=True, **values)
@@ -149,10 +151,22 @@ def someone_else(slot: Slot) -> Decoy:
     """The same slot stated for another person: the nearest of near-distractors."""
 
     def make(conv: Conversation) -> None:
-        who = other_person(conv, slot)
-        value = conv.draw(slot.kind)
-        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        template = conv.fresh(slot.other)
+        values: dict[str, str] = {}
+        if "{old}" in template:
+            # A mirror of a change names the value before it ("{who} moved from desk {old} to desk
+            # {v}"): someone's value stated earlier when there is one, as the user's own changes
+            # name a value said before. (Were it always new, "the value said most" would be the
+            # user's: theirs alone would come up twice.)
+            latest = {e["subject"]: e["value"] for e in conv.events if e["op"] == "other" and e.get("slot") == slot.name}
+            if latest:
+                who = pick(conv.rng, sorted(latest))
+                values["old"] = latest[who]
+        if not values:
+            who = other_person(conv, slot)
+        values.update({key: conv.draw(slot.kind) for key in ("old", "v") if "{" + key + "}" in template and key not in values})
+        turn = conv.say(template, noise=True, who=who, **values)
+        _log_other(conv, turn, slot, who, *values.values())
 
     return make
 
@@ -166,7 +180,8 @@ def someone_else_corrected(slot: Slot) -> Decoy:
 
     def state(conv: Conversation, value: str) -> tuple[str, dict]:
         who = other_person(conv, slot)
-        turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
+        # One value in the stated turn, so that the correction can only fix that one.
+        turn = conv.say(conv.fresh(tuple(t for t in slot.other if "{old}" not in t)), noise=True, who=who, v=value)
         _log_other(conv, turn, slot, who, value)
         return slot.other_noun.format(who=who), {"op": "other", "subject": who}
 
@@ -196,7 +211,9 @@ def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
         rng = conv.rng
         fits = [f for f, extra in (("direct", 1), ("scratch", 1), ("restatement", 2), ("double", 2)) if extra <= conv.room
                 and not (f == "restatement" and conv.used.issuperset(corrections.RECAP_ASK))]  # no recap asked twice
-        if not fits:
+        # A correction takes up to three values: never the last few of a small pool (floors),
+        # which the other decoys still need.
+        if not fits or conv.left(slot.kind) < 12:
             fallback(conv)
             return 0
         form = rng.choice(fits)
@@ -215,10 +232,11 @@ def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
     return make
 
 
-def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, value: str) -> None:
+def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, *values: str) -> None:
     if not who.startswith("my "):
         conv.log(turn, {"op": "mention", "kind": "person", "value": who})
-    conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": value})
+    for value in values:
+        conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": value})
 
 
 def user_decoy(slot: Slot, role: str) -> Decoy:
@@ -233,12 +251,15 @@ def user_decoy(slot: Slot, role: str) -> Decoy:
     return make
 
 
-def user_twin(slot: Slot, facts: tuple[str, ...]) -> Decoy:
+def user_twin(slot: Slot, facts: tuple[str, ...], story: list[str] | None = None, single: bool = False) -> Decoy:
     """A statement about another thing of the user's, in the very sentence the user states facts
     with ("My cat is called {v}, she is a sweetheart." beside "My dog is called {v}, he is a
-    sweetheart."): the twins of the templates in `facts`, the ones the evidence is said in."""
-    preferred = [twin for fact, twin in slot.twins if fact in facts]
-    others = [twin for fact, twin in slot.twins if fact not in facts]
+    sweetheart."): the twins of the templates in `facts`, the ones the evidence is said in.
+    With a `story` (the values the twins have given that one thing so far, `Slot.twin_story`), a
+    twin that names the value before names the last of them. With `single`, only twins naming one value."""
+    twins = [(fact, twin) for fact, twin in slot.twins if not (single and "{old}" in twin)]
+    preferred = [twin for fact, twin in twins if fact in facts]
+    others = [twin for fact, twin in twins if fact not in facts]
 
     def make(conv: Conversation) -> None:
         # Each twin once (a second "My haircut is on ..." would read as a change): those of
@@ -246,7 +267,10 @@ def user_twin(slot: Slot, facts: tuple[str, ...]) -> Decoy:
         unused = [t for t in preferred if t not in conv.used] or [t for t in others if t not in conv.used] \
             or preferred + others
         template = conv.fresh(unused)
-        values = {key: conv.draw(slot.kind) for key in ("v", "old") if "{" + key + "}" in template}
+        values = {"old": story[-1]} if story and "{old}" in template else {}
+        values.update({key: conv.draw(slot.kind) for key in ("v", "old") if "{" + key + "}" in template and key not in values})
+        if story is not None:
+            story.append(values["v"])
         turn = conv.say(template, noise=True, **values)
         for value in values.values():
             conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value})
@@ -254,22 +278,34 @@ def user_twin(slot: Slot, facts: tuple[str, ...]) -> Decoy:
     return make
 
 
-def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[str, ...] = ()) -> list[Decoy]:
+def decoy_queue(conv: Conversation, slot: Slot, *, fixes: int = 0, facts: tuple[str, ...] = (),
+                single: bool = False) -> list[Decoy]:
     """Near-distractors of every role for one task, in a random order: two to four of someone
     else's statements, one or two of the user's other slots, one or two musings, two to four typed
     mentions, `fixes` corrections of someone else's value and as many of a twin of the user's, and
     four to seven twins of the user's own statements (`facts`: the templates the evidence is said
-    in), as far as the slot has twins."""
+    in), as far as the slot has twins. With `single` (a task whose evidence names one value),
+    every decoy names one value too: a turn naming two would be one the evidence never is (so
+    no corrections, which name two)."""
     rng = conv.rng
+    fixes = 0 if single else fixes
+    twins = sum(not (single and "{old}" in twin) for _, twin in slot.twins)
+    story: list[str] | None = [] if slot.twin_story else None  # shared by the twins: one thing's values
     queue = ([someone_else(slot) for _ in range(rng.randint(2, 4))]
              + [user_decoy(slot, "sibling") for _ in range(rng.randint(1, 2))]
              + [user_decoy(slot, "musing") for _ in range(rng.randint(1, 2))]
-             + [typed_mention(slot.kind) for _ in range(rng.randint(2, 4))]
+             + [typed_mention(slot.kind, single) for _ in range(rng.randint(2, 4))]
              + [someone_else_corrected(slot) for _ in range(fixes)]
              + [user_twin_corrected(slot) for _ in range(fixes if slot.twin_fix else 0)]
-             + [user_twin(slot, facts) for _ in range(min(rng.randint(4, 7), len(slot.twins)))])
+             + [user_twin(slot, facts, story, single) for _ in range(min(rng.randint(4, 7), twins))])
     rng.shuffle(queue)
     return queue
+
+
+OPENING = frozenset({0})
+"""`Filler(small_talk_at=OPENING)`: the conversation opens with small talk, as conversations do, so
+that its first turn (no gap before it, the first of its session) is never a value: a decoy there
+would be the one value that a first turn marks as not the evidence."""
 
 
 class Filler:
@@ -278,10 +314,13 @@ class Filler:
     a uniform number in the last gap (by default, or with `last_gap`), one to three (or a given
     count) in each range of `must` (default: the first gap), the rest anywhere but the pairs held
     for small talk (`small_talk_at`), so that the evidence is neither the first nor the last
-    value of its kind."""
+    value of its kind. With `exact`, the drawn number in the last gap (from none up) and the count
+    given with a range are all the decoys there: how many values follow the evidence is then
+    uniform, not also grown by the decoys placed anywhere, so its rank is no clue, and it may be
+    the last value as often as any other."""
 
     def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list | None = None,
-                 last_gap: bool = False, small_talk_at: set[int] = frozenset()):
+                 last_gap: bool = False, small_talk_at: set[int] = frozenset(), exact: bool = False):
         rng = conv.rng
         pairs = sum(gaps) // 2
         self.conv = conv
@@ -295,13 +334,18 @@ class Filler:
             # rank among the value-bearing turns says nothing either; one is kept for each
             # range of `must`.
             last = [p for p in range(pairs - gaps[-1] // 2, pairs - 1) if p not in held]
-            after = min(len(last), rng.randint(1, max(1, len(self.queue) - len(must))), len(self.queue))
+            after = min(len(last), rng.randint(int(not exact), max(1, len(self.queue) - len(must))), len(self.queue))
             chosen.update(rng.sample(last, after))
+            if exact:
+                held.update(p for p in range(pairs - gaps[-1] // 2, pairs) if p not in chosen)
         for edge in must:
             # A range given as (range, count) takes `count` decoys; else one to three.
-            edge, count = edge if isinstance(edge, tuple) else (edge, rng.randint(1, 3))
+            given = isinstance(edge, tuple)
+            edge, count = edge if given else (edge, rng.randint(1, 3))
             free = [p for p in edge if p not in chosen and p not in held]
             chosen.update(rng.sample(free, min(len(free), count, len(self.queue) - len(chosen))))
+            if exact and given:
+                held.update(p for p in edge if p not in chosen)
         # Never the very last pair (a decoy there could not span two pairs).
         rest = [p for p in range(pairs - 1) if p not in chosen and p not in held]
         chosen.update(rng.sample(rest, max(0, min(len(rest), len(self.queue) - len(chosen)))))
@@ -314,7 +358,7 @@ class Filler:
         for done in range(pairs):
             if self.skip:  # the pair was used by a decoy that spans several pairs
                 self.skip -= 1
-            elif self.position in self.positions:
+            elif self.position in self.positions and not self.conv.scarce():
                 # Only the pairs left in this gap: a decoy never runs past the next fact, which
                 # would shorten the turns after it (the depth) and push the evidence later.
                 self.conv.room = pairs - done - 1

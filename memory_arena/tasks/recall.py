@@ -18,7 +18,7 @@ from .schema import Task
 from .slots import SLOTS
 
 NAME = "recall"
-VERSION = 3
+VERSION = 4
 
 
 def depth_buckets(max_noise: int) -> list[tuple[int, int]]:
@@ -35,11 +35,13 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     low, high = stratified(config, NAME, index, tuple(depth_buckets(config.max_noise)), "depth")
     slot = stratified(config, NAME, index, SLOTS, "slot")
     # depth = filler turns after the fact + 1 (the reply to the fact); at least one pair after it.
-    after = even_between(rng, max(low, 2), min(high - 1, config.max_noise - 2))
-    before = even_between(rng, 2, config.max_noise - after)
+    # Two pairs at least before it: the conversation opens with small talk, then a decoy.
+    after = even_between(rng, max(low, 2), min(high - 1, config.max_noise - 4))
+    before = even_between(rng, 4, config.max_noise - after)
     conv = Conversation(rng)
     value = conv.draw(slot.kind)
-    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, fixes=rng.randint(0, 1), facts=slot.state))
+    filler = noise.Filler(conv, [before, after], noise.decoy_queue(conv, slot, facts=slot.state, single=True),
+                          small_talk_at=noise.OPENING)
     filler.add(before)
     fact_turn = conv.fact(rng.choice(slot.state),
                           {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": value}, v=value)

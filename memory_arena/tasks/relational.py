@@ -20,7 +20,7 @@ from .schema import Task
 from .vocab import FOODS
 
 NAME = "relational"
-VERSION = 3
+VERSION = 4
 KINDS = ("manager", "skip_level", "top")
 MAX_REPORTS = 2
 """Direct reports per manager."""
@@ -54,6 +54,13 @@ PAIR_SMALL_TALK = ("{n} and {m} carpool.", "{n} sent {m} a postcard.", "{n} beat
                    "{n} and {m} got stuck in the lift for ten minutes.", "{n} and {m} are organising the team quiz.",
                    "{n} sat next to {m} at the all-hands and they argued about {food} the whole time.",
                    "{n} and {m} share a car to the office.", "{n} and {m} lunch together.", "{n} teased {m}.")
+POSSESSIVE_SMALL_TALK = ("{n}'s plant is thriving.", "{n}'s laptop crashed again.", "{n}'s jokes are terrible.",
+                         "{n}'s bike got a flat tyre.", "{n}'s playlist is all jazz.", "{n}'s desk is spotless.")
+POSSESSIVE_PAIR_TALK = ("{n} borrowed {m}'s charger.", "{n} fixed {m}'s chair.", "{n} watered {m}'s plants.",
+                        "{n} signed {m}'s farewell card.", "{m}'s cake was {n}'s favourite.", "{n} found {m}'s keys.")
+"""Small talk with possessives, as reporting lines have them ("Nia's manager is Omar."): without
+them an apostrophe would point at a reporting line. Only the canonical tasks draw these; the
+long suite keeps its own count of who is named where."""
 
 
 ELSEWHERE = ("At my sister's company, {n} reports to {m}.", "My neighbour says that at their office {m} manages {n}.",
@@ -121,7 +128,8 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         first = owed.pop()
         partner = next((i for i, n in enumerate(owed) if n != first), None)
         lines.append(("single", (first,)) if partner is None or rng.random() < 0.3 else ("pair", (first, owed.pop(partner))))
-    templates = {"pair": PAIR_SMALL_TALK, "single": CHART_SMALL_TALK, "not_people": NOT_PEOPLE, "elsewhere": ELSEWHERE}
+    templates = {"pair": PAIR_SMALL_TALK + POSSESSIVE_PAIR_TALK, "single": CHART_SMALL_TALK + POSSESSIVE_SMALL_TALK,
+                 "not_people": NOT_PEOPLE, "elsewhere": ELSEWHERE}
     queue = [_small_talk(templates[shape], *(everyone[n] for n in line), outsiders=[everyone[n] for n in line if n >= size])
              for shape, line in lines]
     rng.shuffle(queue)

@@ -21,7 +21,7 @@ from .slots import Slot
 from .vocab import WEEKDAYS
 
 NAME = "temporal"
-VERSION = 3
+VERSION = 4
 QUESTION_KINDS = ("current", "as_of_day", "as_of_day", "current", "as_of_day")
 """Two in five questions ask the current value, balanced per block of five tasks."""
 
@@ -43,14 +43,23 @@ DAILY = (
         Slot("work_city", "city", "where I am", other_noun="where {who} is", bare=(),
              state=("I'm travelling for work this week and today I'm in {v}.", "I kicked off a work trip in {v} today."),
              update=("I landed in {v} this morning.", "My stop on the trip today is {v}.", "I'm spending today in {v}.",
-                     "I took the early train and I'm in {v} now.", "I flew to {v} this morning."),
+                     "I took the early train and I'm in {v} now.", "I flew to {v} this morning.",
+                     "I left {old} this morning and I'm in {v} now.", "Today it's {v}; I checked out of {old} this morning."),
              question=("Which city am I in right now?", "Where am I at the moment? Just the city."),
-             other=("{who} is in {v} today.", "{who} flew to {v} this morning.", "{who} landed in {v} this morning.",
-                    "{who} is spending today in {v}.", "{who} took the early train and is in {v} now.",
-                    "{who} kicked off a work trip in {v} today.", "{who} is travelling for work this week and today is in {v}."),
-             twins=(("I landed in {v} this morning.", "My parcel landed in {v} this morning."), ("I flew to {v} this morning.", "My parcel flew to {v} this morning."), ("My stop on the trip today is {v}.", "My parcel's stop today is {v}."),),
+             other=("{who}'s in {v} today.", "{who} flew to {v} this morning.", "{who} landed in {v} this morning.",
+                    "{who}'s spending today in {v}.", "{who} took the early train and they're in {v} now.",
+                    "{who} kicked off a work trip in {v} today.", "{who}'s travelling for work this week and today they're in {v}.",
+                    "{who} left {old} this morning and they're in {v} now.", "{who} moved on from {old} to {v} today.", "Today it's {v} for {who}; they checked out of {old} this morning."),
+             twins=(("I'm travelling for work this week and today I'm in {v}.", "My parcel's travelling this week and today it's in {v}."),
+                    ("I kicked off a work trip in {v} today.", "My parcel kicked off its trip in {v} today."),
+                    ("I landed in {v} this morning.", "My parcel landed in {v} this morning."), ("I flew to {v} this morning.", "My parcel flew to {v} this morning."), ("My stop on the trip today is {v}.", "The next stop for my parcel is {v}."),
+                    ("I'm spending today in {v}.", "My parcel's spending today in {v}."),
+                    ("I took the early train and I'm in {v} now.", "My parcel took the early train and it's in {v} now."),
+                    ("I left {old} this morning and I'm in {v} now.", "My parcel left {old} this morning and it's in {v} now."),
+                    ("Today it's {v}; I checked out of {old} this morning.", "Today it's {v} for my parcel; it left {old} this morning."),),
+             twin_story=True,
              sibling=("My next conference is in {v}.", "I grew up in {v}.", "The head office of my company is in {v}."),
-             musing=("I almost took a detour through {v}, but there was no time.", "Some day I'd like to see {v}, but not on this trip.")),
+             musing=("I nearly stopped in {v} on the way.", "Some day I'd like to see {v} properly.")),
         as_of=("Which city was I in on {day}?", "Where was I on {day}? Just the city."),
         as_of_end=("Which city was I in at the end of {day}?", "Where was I at the end of {day}? Just the city."),
         unchanged=("No travel today, I stayed put.", "Same city as yesterday, no train today.",
@@ -60,13 +69,19 @@ DAILY = (
     DailySlot(
         Slot("desk", "number", "the desk I sit at", other_noun="the desk {who} sits at", bare=(),
              state=("I hot-desk this week and I'm at desk {v} today.", "I grabbed desk {v} this morning."),
-             update=("I'm at desk {v} today.", "I moved over to desk {v} this morning.", "Today I'm sitting at desk {v}."),
+             update=("I'm at desk {v} today.", "I moved over to desk {v} this morning.", "Today I'm sitting at desk {v}.",
+                     "I moved from desk {old} to desk {v} this morning.", "I'm at desk {v} today; I gave desk {old} back."),
              question=("Which desk am I sitting at now?", "What's my desk number at the moment?"),
-             other=("{who} is at desk {v} today.", "{who} grabbed desk {v} this morning.", "{who} moved over to desk {v} this morning.",
-                    "Today {who} is sitting at desk {v}.", "{who} hot-desks this week and is at desk {v} today."),
-             twins=(("I'm at desk {v} today.", "I'm in meeting room {v} today."), ("I grabbed desk {v} this morning.", "I grabbed locker {v} this morning."), ("I moved over to desk {v} this morning.", "I moved over to locker {v} this morning."), ("I hot-desk this week and I'm at desk {v} today.", "I hot-desk this week and my locker is {v} today."),),
+             other=("{who}'s at desk {v} today.", "{who} grabbed desk {v} this morning.", "{who} moved over to desk {v} this morning.",
+                    "Today {who}'s sitting at desk {v}.", "{who} hot-desks this week and they're at desk {v} today.",
+                    "{who} moved from desk {old} to desk {v} this morning.", "{who} swapped desk {old} for desk {v} today.", "{who}'s at desk {v} today; they gave desk {old} back."),
+             twins=(("I'm at desk {v} today.", "I'm using locker {v} today."), ("I grabbed desk {v} this morning.", "I grabbed locker {v} this morning."), ("I moved over to desk {v} this morning.", "I moved over to locker {v} this morning."), ("I hot-desk this week and I'm at desk {v} today.", "I hot-desk this week and I'm using locker {v} today."),
+                    ("Today I'm sitting at desk {v}.", "Today I'm using locker {v}."),
+                    ("I moved from desk {old} to desk {v} this morning.", "I moved from locker {old} to locker {v} this morning."),
+                    ("I'm at desk {v} today; I gave desk {old} back.", "I'm at locker {v} today; I gave locker {old} back."),),
+             twin_story=True,
              sibling=("My locker is number {v}.", "The meeting room I booked is {v}.", "My badge number ends in {v}."),
-             musing=("I wanted desk {v}, but someone beat me to it.", "Desk {v} is by the window; I might try it some other week."),
+             musing=("Someone beat me to desk {v}.", "Desk {v} by the window looks nice."),
              phrase="desk {v}"),
         as_of=("Which desk was I at on {day}?", "What was my desk number on {day}?"),
         as_of_end=("Which desk was I sitting at by the end of {day}?", "What was my desk number at the end of {day}?"),
@@ -76,14 +91,20 @@ DAILY = (
     DailySlot(
         Slot("on_call", "person", "who is on call", other_noun="who is on call for {who}", bare=(),
              state=("This week's on-call rotation starts with {v} today.", "{v} is on call today."),
-             update=("{v} is on call today.", "The on-call phone went to {v} this morning.", "Handover done: {v} has the pager now."),
+             update=("{v} is on call today.", "The on-call phone went to {v} this morning.", "Handover done: {v} has the pager now.",
+                     "{old} handed the pager to {v} this morning.", "{v} took the pager over from {old} this morning."),
              question=("Who is on call right now?", "Who has the on-call pager at the moment?"),
-             other=("{who}'s team has {v} on call today.", "Over in {who}'s team, {v} holds the pager.",
-                    "In {who}'s team, the on-call phone went to {v} this morning.",
-                    "Handover done in {who}'s team: {v} has the pager now.", "{v} is on call for {who}'s team today."),
-             twins=(("{v} is on call today.", "{v} is on leave today."), ("This week's on-call rotation starts with {v} today.", "This week's cleaning rotation starts with {v} today."), ("The on-call phone went to {v} this morning.", "The office keys went to {v} this morning."), ("Handover done: {v} has the pager now.", "Handover done: {v} has the office keys now."),),
+             other=("{who}'s team has {v} on call today.", "{v} holds the pager over in {who}'s team.",
+                    "The on-call phone in {who}'s team went to {v} this morning.",
+                    "Handover done in {who}'s team: {v} has the pager now.", "{v} is on call for {who}'s team today.",
+                    "{old} handed the pager to {v} in {who}'s team this morning.", "In {who}'s team the pager passed from {old} to {v} today.",
+                    "{v} took the pager over from {old} in {who}'s team this morning."),
+             twins=(("{v} is on call today.", "{v} has the office keys today."), ("This week's on-call rotation starts with {v} today.", "This week's front-desk rotation starts with {v} today."), ("The on-call phone went to {v} this morning.", "The spare-key box went to {v} this morning."), ("Handover done: {v} has the pager now.", "Handover done: {v} has the office keys now."),
+                    ("{old} handed the pager to {v} this morning.", "{old} handed the office keys to {v} this morning."),
+                    ("{v} took the pager over from {old} this morning.", "{v} took the office keys over from {old} this morning."),),
+             twin_story=True,
              sibling=("My mentor this quarter is {v}.", "I'm pairing with {v} on the release.", "{v} is my buddy for the fire drill."),
-             musing=("I suggested {v} for the on-call rota, but they said no.", "If we ever add a second person on call, I'd pick {v}.")),
+             musing=("They turned down {v} for the on-call rota.", "I'd pick {v} as a second person on call.")),
         as_of=("Who was on call on {day}?", "Who had the on-call pager on {day}?"),
         as_of_end=("Who was on call at the end of {day}?", "Who had the on-call pager at the end of {day}?"),
         unchanged=("On-call didn't change today.", "No handover today, same person on call.",
@@ -119,7 +140,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     # How many decoys come between the evidence and the end of the asked day is drawn uniformly,
     # so that the evidence's rank among the values said up to that day is no clue; the filler
     # there is widened (taken from other days) to hold them.
-    after = rng.randint(1, max(1, len(queue) - 1))
+    after = rng.randint(0, max(0, len(queue) - 1))
     span = range(evidence_day, asked_day + 1)
     room = halves[evidence_day][1] // 2 + sum(per_day[d] for d in span[1:]) // 2
     donors = [d for d in range(7) if d not in span]
@@ -131,7 +152,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     # day's first value), and the drawn number between the evidence and the end of the asked day.
     must = [(range(after_evidence, starts[asked_day + 1]), after), range(halves[0][0] // 2),
             range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2)]
-    filler = noise.Filler(conv, per_day, queue, must=must)
+    filler = noise.Filler(conv, per_day, queue, must=must, exact=True)
     day_start = conv.clock - 9 * HOUR_MS  # midnight of Monday
     set_turn: dict[int, int] = {}
     in_effect: list[str] = []
@@ -148,8 +169,10 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         if day in change_days:
             current = values[change_days.index(day)]
             templates = slot.state if day == 0 else slot.update
+            previous = in_effect[-1] if in_effect else None
             set_turn[day] = conv.fact(rng.choice(templates), {"op": "set", "slot": slot.name, "kind": slot.kind,
-                                                              "subject": "user", "value": current, "day": day}, v=current)
+                                                              "subject": "user", "value": current, "day": day},
+                                      v=current, old=previous)
         else:
             conv.pair(conv.fresh(daily.unchanged), noise=True)
         filler.add(after)

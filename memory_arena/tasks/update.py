@@ -19,24 +19,26 @@ from .schema import Task
 from .slots import SLOTS
 
 NAME = "update"
-VERSION = 2
+VERSION = 3
 CHANGES = (1, 2, 3)
+SESSION_END = 0.4
+"""How often a statement of the user's ends its session (when small talk follows it)."""
 
 
 def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     slot = stratified(config, NAME, index, SLOTS, "slot")
     changes = stratified(config, NAME, index, CHANGES, "changes")
-    # Two turns before the first statement and after the last are kept for decoys; every gap
-    # between statements has at least two pairs: the session changes in it, opened by small talk,
-    # and a decoy can come before the change.
+    # Four turns before the first statement (small talk opens the conversation, then a decoy)
+    # and two after the last are kept; every gap between statements has at least two pairs: the
+    # session changes in it, opened by small talk, and a decoy can come before the change.
     total = even_between(rng, min(config.max_noise, 6 * (changes + 1)), config.max_noise)
-    per_gap = 4 if total >= 4 + 4 * changes else 2  # a tight --max-noise keeps one pair a gap
-    reserved = 4 + per_gap * changes
+    per_gap = 4 if total >= 6 + 4 * changes else 2  # a tight --max-noise keeps one pair a gap
+    head = 4 if total >= 6 + per_gap * changes else 2
+    reserved = head + 2 + per_gap * changes
     # The tail after the last change is drawn first and uniformly, so that the evidence sits
     # anywhere in the conversation, not always late.
     tail = even_between(rng, 0, max(0, total - reserved))
     between = [g + per_gap for g in split_total(rng, max(0, total - reserved - tail), changes)]
-    head = 2
     gaps = [head] + between + [tail + 2]
     # Each change happens in a later session that opens (with small talk) somewhere in the gap
     # before it, leaving at least one pair after the opener for a decoy: the change is not the
@@ -48,11 +50,13 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
                                     for step in range(1, changes + 1)]
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
-    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, facts=slot.update), must=must, last_gap=True, small_talk_at=openers)
+    filler = noise.Filler(conv, gaps, noise.decoy_queue(conv, slot, facts=slot.update), must=must, last_gap=True,
+                          small_talk_at=openers | noise.OPENING)
     filler.add(gaps[0])
     turns = [conv.fact(rng.choice(slot.state),
                        {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user", "value": values[0]},
                        v=values[0])]
+    _maybe_end_session(conv)
     for step, value in enumerate(values[1:], 1):
         filler.add(breaks[step - 1])
         conv.session_due()
@@ -63,6 +67,7 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         template = rng.choice(slot.bare if bare else slot.update)
         turns.append(conv.fact(template, {"op": "update", "slot": slot.name, "kind": slot.kind, "subject": "user",
                                           "value": value, "bare": bare}, v=value, old=values[step - 1]))
+        _maybe_end_session(conv)
     filler.add(gaps[-1])
     answer = values[-1]
     return conv.task(
@@ -71,3 +76,10 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
         distractors=noise.distractors_of(conv, slot.kind, set(values)), builder_version=VERSION,
         subject="user", question_kind="current", changes=changes,
     )
+
+
+def _maybe_end_session(conv: Conversation) -> None:
+    """Sometimes close the session right after a statement: sessions end after decoys and small
+    talk, so a statement that never ended one would be told apart by that alone."""
+    if conv.rng.random() < SESSION_END:
+        conv.session_due()
