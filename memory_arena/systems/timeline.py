@@ -9,7 +9,9 @@ ranks every memory as `hybrid` does, then:
    (`supersession`): a message of the same subject saying the same thing with other values
    (cosine of the value-masked embeddings at least `SAME_FRAME`, or `ANCHORED_FRAME` when both
    name the same subject value in the same place), a correction of it (or of a recap of it),
-   or a message naming its value beside a new one with a word of change or denial. At the
+   or a message naming its value beside a new one with a word of change or denial. Two frames
+   that each hold a content word the other lacks ("my dog is called _", "my cat is called _")
+   are two things however close their embeddings (`supersession.other_thing`). At the
    place of a thing's best-ranked version comes its current version (the newest; for a
    question naming a weekday, the newest said by the end of that day), then the best-ranked
    version and up to `OLDER_SHOWN` other older versions, each returned with `superseded_by`
@@ -22,8 +24,10 @@ ranks every memory as `hybrid` does, then:
    take their places newest first (as of that day); and up to `LEAD` of the newest candidate
    answers among the `ANSWER_POOL` most relevant memories and the `FRAME_POOL` closest to the
    question in value-masked frame lead the list, when they are about the asked thing
-   (`LEAD_FRAME`) or say that it changed to a value of the same form. An older version never
-   comes above the version that replaced it.
+   (`LEAD_FRAME`) or say that it changed to a value of the same form; for a named day, only
+   statements said by its end lead. Then the candidate answers of the whole list, leaders
+   included, take their places newest first once more, so a leader never stands above a
+   newer candidate answer. An older version never comes above the version that replaced it.
 
 Everything is computed from the text and the times: no model call, no network, the same
 ranking for the same history and query. Per message, the index keeps its embedding, its
@@ -76,7 +80,7 @@ ANSWER_POOL = 20
 candidate answers (`supersession.answers`) to lead the list."""
 FRAME_POOL = 20
 """... and how many of the memories whose value-masked frames are closest to the question's."""
-LEAD = 3
+LEAD = 4
 """How many candidate answers lead the list, newest first (as of the asked day)."""
 LEAD_FRAME = 0.5
 """A candidate answer leads only when its value-masked frame is at least this share as close
