@@ -1,5 +1,6 @@
 """The reference server past one process, on both databases: the stores' batches and versions,
-`--workers 2` with read-your-writes across workers, first-write-wins under duplicate Adds racing
+a search's catch-up (version and new messages in one read, off the event loop on PostgreSQL,
+once per user however many searches of it arrive together), `--workers 2` with read-your-writes across workers, first-write-wins under duplicate Adds racing
 on different workers, nothing acknowledged lost when a worker is killed with SIGKILL, and
 `check-endpoint` (isolation, idempotency, auth) against PostgreSQL behind two workers.
 
@@ -8,6 +9,7 @@ the PostgreSQL cases skip, saying why."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import itertools
 import json
@@ -28,7 +30,8 @@ import pytest
 
 import postgres_cluster
 from contract_procs import REPO, Running, start_reference
-from memory_arena.contract.store import SQLiteStore, open_store
+from memory_arena.contract.server import MemoryService
+from memory_arena.contract.store import SQLiteStore, Store, open_store
 from memory_arena.contract.validation import AddMessage, AddRequest
 
 pytest.importorskip("starlette", reason="the reference server needs the server extra")
@@ -87,6 +90,99 @@ def test_batches_versions_and_duplicates(db: str) -> None:
         assert reopened.user_version("a") == 2 and reopened.count_messages() == 5
     finally:
         reopened.close()
+
+
+def test_catch_up_reads_the_version_and_what_is_newer(db: str) -> None:
+    store = open_store(db)
+    try:
+        assert store.catch_up("nobody", 0) == (0, [])
+        store.commit_batch([request("u", "1", "one", "two"), request("v", "1", "other user")])
+        store.commit_batch([request("u", "2", "three", session="t")])
+        version, adds = store.catch_up("u", 0)
+        assert version == 2 and adds == store.adds_between("u", 0, 2)
+        assert [(a.session_id, [m["content"] for m in a.messages]) for a in adds] == \
+            [("s", ["one", "two"]), ("t", ["three"])]
+        assert store.catch_up("u", 1) == (2, store.adds_between("u", 1, 2))
+        assert store.catch_up("u", 2) == (2, [])
+        # A batch of duplicates alone still bumps the version: it moves, with nothing to load.
+        assert store.commit_batch([request("u", "1", "copy")]) == [False]
+        assert store.catch_up("u", 2) == (3, [])
+    finally:
+        store.close()
+
+
+class CountingStore:
+    """A store's catch-ups counted, with the thread each ran on; `hold` keeps one user's waiting."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.loads, self.threads = store, [], set()
+        self.hold: tuple[str, threading.Event] | None = None
+        self.catch_up_of = store.catch_up
+        store.catch_up = self.catch_up  # type: ignore[method-assign]
+
+    def catch_up(self, user_id: str, after: int):
+        self.threads.add(threading.current_thread().name)
+        if self.hold is not None and self.hold[0] == user_id:
+            assert self.hold[1].wait(30), "the held catch-up was never released"
+        version, adds = self.catch_up_of(user_id, after)
+        if adds:
+            self.loads.append((user_id, after, version))
+        return version, adds
+
+
+def service_over(db: str) -> tuple[MemoryService, CountingStore]:
+    store = open_store(db)
+    store.commit_batch([request("u", f"r{i}", f"zqonce message {i}", f"zqonce more {i}") for i in range(15)])
+    store.commit_batch([request("w", "r", "zqother user's note")])
+    return MemoryService(store, "bm25"), CountingStore(store)
+
+
+def test_concurrent_first_searches_of_a_user_load_it_once(db: str) -> None:
+    pytest.importorskip("bm25s", reason="the default backend needs bm25s")
+    service, counted = service_over(db)
+
+    async def scenario() -> None:
+        service.start()
+        try:
+            results = await asyncio.gather(*(service.search_async("u", "zqonce message", 50) for _ in range(24)))
+            assert all(r == results[0] for r in results) and len(results[0]) == 30
+            assert counted.loads == [("u", 0, 1)]  # one load, not one per search
+            counted.store.commit_batch([request("u", "late", "zqonce message late")])
+            results = await asyncio.gather(*(service.search_async("u", "zqonce late", 50) for _ in range(8)))
+            assert all(len(r) == 31 for r in results)
+            assert counted.loads == [("u", 0, 1), ("u", 1, 2)]  # then only what is newer, once
+        finally:
+            service.stop()
+
+    asyncio.run(scenario())
+    main = threading.current_thread().name
+    # PostgreSQL's reads wait on a socket: they run on the reader threads, never on the loop's.
+    if db.endswith(".sqlite3"):
+        assert counted.threads == {main}
+    else:
+        assert counted.threads and all(name.startswith("memory-arena-reader") for name in counted.threads)
+
+
+def test_a_postgresql_read_in_flight_does_not_stop_the_loop(cluster) -> None:
+    pytest.importorskip("bm25s", reason="the default backend needs bm25s")
+    service, counted = service_over(cluster.create_database(f"loop_{os.getpid()}"))
+    release = threading.Event()
+    counted.hold = ("u", release)
+
+    async def scenario() -> None:
+        service.start()
+        try:
+            waiting = asyncio.ensure_future(service.search_async("u", "zqonce", 3))
+            # While u's read waits (on a reader thread), the loop serves another user's search.
+            assert [m["content"] for m in await service.search_async("w", "zqother", 3)] == ["zqother user's note"]
+            assert not waiting.done()
+            release.set()
+            assert len(await waiting) == 3
+        finally:
+            release.set()
+            service.stop()
+
+    asyncio.run(scenario())
 
 
 def test_a_version_1_sqlite_file_is_migrated(tmp_path: Path) -> None:
@@ -289,6 +385,7 @@ def test_a_postgresql_restart_fails_only_what_was_in_flight(cluster) -> None:
     store = open_store(cluster.create_database(f"restart_{os.getpid()}"))
     try:
         assert store.commit_batch([request("u", "r1", "before")]) == [True]
+        assert store.user_version("u") == 1  # this thread's read connection, opened on first use
         cluster.restart()
         # The connections were cut: their next use fails (a 500, which clients retry), then they
         # are opened again.

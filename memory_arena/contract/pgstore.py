@@ -4,6 +4,10 @@ psycopg 3 (the `postgres` extra). Same tables, guarantees and batching as the SQ
 whole batch travels in three statements (two with arrays unnested on the server, then a COPY
 of the messages), whatever its size.
 
+Reads go over one connection per thread that reads: the server reads on a small pool of
+threads (`remote`), so that its event loop never waits for a round trip, and psycopg runs one
+statement at a time per connection.
+
 Use a database of its own: the server creates the tables `users`, `adds` and `messages` (and
 `memory_arena_schema`, which holds their version) where the URL points. A connection that
 breaks (the database restarted) is opened again for the next batch or search; what was in
@@ -13,9 +17,10 @@ flight fails with a 500, which the contract's clients retry.
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any, Iterable, Iterator
 
-from memory_arena.contract.store import SCHEMA_VERSION, MessageRow, Store, StoreError
+from memory_arena.contract.store import CATCH_UP_SQL, SCHEMA_VERSION, MessageRow, Store, StoreError
 from memory_arena.systems.extras import require
 
 _SCHEMA = """
@@ -59,14 +64,21 @@ def _redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+_CATCH_UP = CATCH_UP_SQL.format(p="%s")
+
+
 class PostgresStore(Store):
+    remote = True
+
     def __init__(self, url: str) -> None:
         self._psycopg = require("psycopg", "postgres", "memory-arena serve --db postgresql://...")
         self.url = url
-        self._write = self._read = None
+        self._write = None
+        self._local = threading.local()  # .conn: this thread's read connection
+        self._readers: list[Any] = []  # every read connection opened, to close them all
+        self._readers_lock = threading.Lock()
         try:
             self._write = self._connect(autocommit=False)
-            self._read = self._connect(autocommit=True)
             self._create_schema()
         except BaseException:
             self.close()
@@ -91,18 +103,22 @@ class PostgresStore(Store):
                 raise StoreError(f"{_redacted(self.url)}: schema version {row[0]}, this server reads version "
                                  f"{SCHEMA_VERSION}")
 
-    def _live(self, name: str, autocommit: bool) -> Any:
-        """The named connection, opened again if the last use broke it."""
-        conn = getattr(self, name)
-        if conn.closed:
-            conn = self._connect(autocommit)
-            setattr(self, name, conn)
+    def _reader(self) -> Any:
+        """This thread's read connection (autocommit: each statement reads the latest commits),
+        opened on first use and again if the last use broke it."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            conn = self._connect(autocommit=True)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers = [c for c in self._readers if not c.closed] + [conn]
         return conn
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        conn = self._live("_write", autocommit=False)
-        with conn.transaction():
+        if self._write.closed:  # broken by the last batch: open it again
+            self._write = self._connect(autocommit=False)
+        with self._write.transaction():
             yield
 
     def _bump_versions(self, users: list[str]) -> dict[str, int]:
@@ -130,20 +146,25 @@ class PostgresStore(Store):
                 copy.write_row(row)
 
     def user_version(self, user_id: str) -> int:
-        row = self._live("_read", autocommit=True).execute(
+        row = self._reader().execute(
             "SELECT version FROM users WHERE user_id = %s", (user_id,)).fetchone()
         return row[0] if row else 0
 
     def _message_rows(self, user_id: str, after: int, upto: int) -> Iterable[tuple]:
-        return self._live("_read", autocommit=True).execute(
+        return self._reader().execute(
             "SELECT id, session_id, role, content, timestamp FROM messages"
             " WHERE user_id = %s AND version > %s AND version <= %s ORDER BY version, id",
             (user_id, after, upto)).fetchall()
 
+    def _catch_up_rows(self, user_id: str, after: int) -> list[tuple]:
+        return self._reader().execute(_CATCH_UP, (after, user_id)).fetchall()
+
     def count_messages(self) -> int:
-        return self._live("_read", autocommit=True).execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+        return self._reader().execute("SELECT COUNT(*) FROM messages").fetchone()[0]
 
     def close(self) -> None:
-        for conn in (self._write, self._read):
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for conn in [self._write, *readers]:
             if conn is not None:
                 conn.close()

@@ -9,6 +9,10 @@ version moved, loads that user's newer messages. So an Add acknowledged by any w
 returned by the next search on every worker, and a worker never serves a stale index. An Add
 is answered only once its transaction has committed. The event loop is the only place that
 touches a worker's backend, which keeps its order of ingestion equal to the commit order.
+On PostgreSQL the reads of a search run on a small pool of threads, each with its own
+connection, so the event loop serves other requests while one waits for its round trip; one
+catch-up per user runs at a time (a per-user lock), so concurrent first searches of a user
+load its messages once.
 
 Decisions the contract leaves to the server:
 - A body that is not JSON (or not UTF-8) is a 400; JSON that breaks the rules is a 422 with
@@ -39,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
@@ -55,6 +60,10 @@ DEFAULT_BACKEND = "bm25"
 DEFAULT_MAX_TOP_K = 100
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a 20-message chunk of the longest tasks is a few kB
 MAX_WORKERS = 64
+
+# Threads (and PostgreSQL connections) per worker for the reads of searches: a cold search
+# waits one round trip, and two let a second one overlap it while the event loop works.
+READ_THREADS = 2
 
 # How `--workers N` hands the configuration to the worker processes uvicorn spawns.
 CONFIG_ENV = "MEMORY_ARENA_SERVE_CONFIG"
@@ -90,6 +99,28 @@ class _Cached:
     (systems.store.Record.position); this maps that number back to our message id."""
 
 
+class _UserLocks:
+    """One asyncio lock per user whose cache entry is being brought up to date or waited for,
+    dropped when nobody holds or awaits it (the dict does not grow with the users served)."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, user_id: str) -> AsyncIterator[None]:
+        lock, count = self._held.get(user_id) or (asyncio.Lock(), 0)
+        self._held[user_id] = (lock, count + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, count = self._held[user_id]
+            if count == 1:
+                del self._held[user_id]
+            else:
+                self._held[user_id] = (lock, count - 1)
+
+
 class MemoryService:
     """The store, its writer thread and this worker's search backend, tied to one event loop.
 
@@ -110,6 +141,11 @@ class MemoryService:
         # adapter or plugin has ids of its own, which are passed on as they are.
         self._positional = backend_name in SYSTEMS
         self._cache: dict[str, _Cached] = {}
+        self._catching_up = _UserLocks()
+        # Only a store whose reads wait on a socket gets threads: on SQLite, four A/B runs showed
+        # no clear gain on cold searches and ~0.03 ms more CPU per repeated one (docs/contract.md).
+        self._readers = (ThreadPoolExecutor(READ_THREADS, thread_name_prefix="memory-arena-reader")
+                         if store.remote else None)
         _warm_up(self._backend, backend_name)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer: GroupCommitWriter | None = None
@@ -123,6 +159,8 @@ class MemoryService:
     def stop(self) -> None:
         if self._writer is not None:
             self._writer.close()
+        if self._readers is not None:
+            self._readers.shutdown(wait=True)
         self._backend.close()
         self._store.close()
 
@@ -133,30 +171,52 @@ class MemoryService:
         self._writer.submit(done, request)
         await done
 
-    def search(self, user_id: str, query: str, top_k: int) -> list[dict[str, Any]]:
+    async def search_async(self, user_id: str, query: str, top_k: int) -> list[dict[str, Any]]:
+        """The server's search, on its event loop: the user's cache entry is first brought up to the version
+        committed in the database, by one catch-up at a time per user (a search waiting for
+        another one's load then reads only what committed after it, usually nothing)."""
         if top_k == 0:
             return []
-        cached = self._catch_up(user_id)
+        cached = self._cache.setdefault(user_id, _Cached())
+        async with self._catching_up.hold(user_id):
+            if self._readers is None:
+                caught_up = self._store.catch_up(user_id, cached.version)
+            else:
+                assert self._loop is not None, "start() not called"
+                caught_up = await self._loop.run_in_executor(self._readers, self._store.catch_up, user_id,
+                                                             cached.version)
+            self._apply(user_id, cached, *caught_up)
+        return self._found(user_id, cached, query, top_k)
+
+    def search(self, user_id: str, query: str, top_k: int) -> list[dict[str, Any]]:
+        """The same search with the store read on the calling thread, for a service used as a
+        library object with no event loop (benchmarks/server_heap.py); not to be mixed with
+        `search_async` on one service."""
+        if top_k == 0:
+            return []
+        cached = self._cache.setdefault(user_id, _Cached())
+        self._apply(user_id, cached, *self._store.catch_up(user_id, cached.version))
+        return self._found(user_id, cached, query, top_k)
+
+    def _apply(self, user_id: str, cached: _Cached, version: int, adds: list[StoredAdd]) -> None:
+        """Ingest `adds`, the messages of the versions above `cached.version` up to `version`
+        (a later Add may commit meanwhile: the next search loads it from there). No await in
+        here: no search of this worker sees a half-loaded user."""
+        if version == cached.version:
+            return
+        for add in adds:
+            self._ingest(add, cached)
+        self._backend.flush(user_id)  # a backend that buffers its adds writes them now
+        cached.version = version
+        if self._settle_heap:  # what was just loaded stays cached: keep full collections off it
+            heap.settle()
+
+    def _found(self, user_id: str, cached: _Cached, query: str, top_k: int) -> list[dict[str, Any]]:
         if not cached.ids:
             return []
         found = self._backend.search(user_id, query, top_k)
         return [{"id": cached.ids[int(m["id"])] if self._positional else m["id"], "content": m["content"], "score": m["score"],
                  "created_at": m["created_at"]} for m in found[:top_k]]
-
-    def _catch_up(self, user_id: str) -> _Cached:
-        """The user's cache entry, first brought up to the version committed in the database."""
-        version = self._store.user_version(user_id)
-        cached = self._cache.setdefault(user_id, _Cached())
-        if version != cached.version:
-            # Only versions up to the one just read: a later Add may commit meanwhile, and the
-            # next search loads it from there.
-            for add in self._store.adds_between(user_id, cached.version, version):
-                self._ingest(add, cached)
-            self._backend.flush(user_id)  # a backend that buffers its adds writes them now
-            cached.version = version
-            if self._settle_heap:  # what was just loaded stays cached: keep full collections off it
-                heap.settle()
-        return cached
 
     def _ingest(self, add: StoredAdd, cached: _Cached) -> None:
         self._backend.add(add.user_id, add.session_id, list(add.messages))
@@ -285,7 +345,7 @@ def create_app(config: ServerConfig, store: Store | None = None, settle_heap: bo
 
     async def search(request: Any):
         req = validate_search(await _read_json(request, config.max_body_bytes), config.max_top_k)
-        return _json(200, {"data": service.search(req.user_id, req.query, req.top_k)})
+        return _json(200, {"data": await service.search_async(req.user_id, req.query, req.top_k)})
 
     async def health(request: Any):
         # The worker's process id tells an operator (and the tests) which worker answered.
