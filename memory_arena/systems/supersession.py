@@ -405,15 +405,16 @@ def answers(candidate: Statement, asked: Statement, known: frozenset[str] = froz
 
 
 def other_thing(a: Statement, b: Statement) -> bool:
-    """Whether two statements say the same sentence of two different things: their frames are
-    word for word the same but for one content word in one place ("this week's on-call rota
-    starts with _ today", "this week's cleaning rota starts with _ today"). A word of change
-    in that place ("my old accountant is _", "my new accountant is _") keeps them one thing.
-    Static embeddings of such frames are nearly identical, so their cosine cannot tell."""
-    first, second = ({w for w in tokenize(s.frame) if not (_CHANGE.fullmatch(w) or w in _WAS)} for s in (a, b))
+    """Whether two statements say the same sentence of two different things: each frame holds
+    a content word the other lacks ("my dog is called _", "so you know, my cat is called _";
+    "this week's on-call rota starts with _", "this week's cleaning rota starts with _"). Words
+    of change ("my old accountant is _", "my new accountant is _") do not count. Static
+    embeddings of such frames are nearly identical, so their cosine cannot tell."""
+    first, second = ({w for w in tokenize(x.frame) if not (_CHANGE.fullmatch(w) or w in _WAS)} for x in (a, b))
     return bool(first - second) and bool(second - first)
 
 
+# Words that place a version in time ("my old accountant", "my current one"), not a thing.
 _WAS = frozenset({"old", "former", "previous", "current", "latest"})
 
 
