@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -112,6 +113,42 @@ def test_pressure_answer_is_not_the_one_value_heard_twice(forget_tasks):
         twice = [v for v in values if v != task.answer
                  and sum(1 for t in task.turns if t.role == "user" and mentions(t.content, v)) >= 2]
         assert twice, task.id
+
+
+def test_forget_evidence_sits_anywhere(forget_tasks):
+    """A twin's evidence and a pressure task's change sit anywhere in the conversation, as their
+    decoys do: a good share of them in each third of the turns (a change never in the first 30%,
+    or a `drop` twin's evidence always early, is what the audit's `position` rule finds)."""
+    for category in ("twin", "pressure"):
+        places = [t.meta["evidence"][0] / len(t.turns) for t in forget_tasks if t.category == category]
+        thirds = Counter(min(2, int(3 * p)) for p in places)
+        assert min(thirds[k] for k in range(3)) >= len(places) // 6, (category, thirds)
+
+
+def test_forget_decoys_name_one_value_a_line(forget_tasks):
+    """The user's twins that name two values ("I gave up locker 12 and got locker 40") come only
+    once those naming one are used up: the evidence names one."""
+    from memory_arena.tasks.slots import SLOTS
+
+    def shape(template):
+        return re.compile(".+?".join(map(re.escape, re.split(r"\{\w+\}", template.rstrip(".")))), re.IGNORECASE)
+
+    for task in forget_tasks:
+        slot = next(s for s in SLOTS if s.name == task.meta["slot"])
+        said = [t.content for t in task.turns if t.role == "user"]
+        used = {twin for _, twin in slot.twins if any(shape(twin).search(line) for line in said)}
+        if any("{old}" in twin for twin in used):
+            assert all(twin in used for _, twin in slot.twins if "{old}" not in twin), task.id
+
+
+@pytest.mark.slow
+def test_forget_shortcut_audit_within_chance():
+    """The canonical shortcut audit on 600 answerable forget tasks (300 twins, 300 pressure) and
+    the abstention rules on 300 pairs: no rule beats chance + 5 points (`--strict` exits 1)."""
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "audit_suites.py"), "--suite", "forget", "--n", "300",
+                           "--strict"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SHORTCUT" not in proc.stdout
 
 
 @pytest.mark.slow

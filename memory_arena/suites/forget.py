@@ -18,6 +18,11 @@ both, in the same order, and the two pairs where they differ are written with an
 own (`_apart`), so the turns before, between and after are identical bytes. Decoy retractions
 (someone else's, and the user's retraction of another thing of theirs) sit in every task, so the
 words of a retraction do not mark the tasks whose answer is none.
+
+Form says nothing either (the shortcut audit's `surface` and `position` rules): the evidence of a
+twin or a pressure task sits at a place drawn like its decoys' places, every line names one value
+of the kind as the evidence does, and every task holds a form twin of its evidence, a decoy in the
+very template it is said in (`_form_twin`, `_restating`).
 """
 
 from __future__ import annotations
@@ -29,27 +34,30 @@ from ..tasks import noise
 from ..tasks.common import BuildConfig, Conversation, even_between, question_for, split_total, stratified
 from ..tasks.forms import value_forms, values_of_kind
 from ..tasks.schema import Task
-from ..tasks.slots import SLOTS, Slot
+from ..tasks.slots import COHABITANTS, SLOTS, Slot
+from ..tasks.vocab import RELATIVES
 from .long import UPDATES
 from .retractions import BY_SLOT, Retraction
 
 SUITE = "forget"
-VERSION = 2
+VERSION = 3
 FILES = ("retraction", "twin", "pressure")
 """The suite's files (`<name>.jsonl`), in order; also the tasks' `category`."""
 ABSTAIN_ANSWER = "none"
 """The answer of a task whose right reply says there is none (`meta.abstain` is true)."""
 
 FORGET_SLOTS: tuple[Slot, ...] = tuple(s for s in SLOTS if s.name in BY_SLOT)
+SLOT_OF: dict[str, Slot] = {s.name: s for s in SLOTS}
 FORMS = ("news", "withdraw")
 TWINS = ("drop", "restate")
 CHANGES = (0, 1)
 EXTRA_MENTIONS = 10
 """Typed mentions a pressure task adds to its decoys (fewer for a kind with few values)."""
 MIRRORS = 3
-PLACES = (0.3, 0.95)
-"""Where a pressure task's change sits, as a share of its turns (uniform)."""
 """Passing values of a pressure task that later become someone else's (the answer becomes the user's)."""
+LEAD = 2
+"""Filler pairs a pressure task's change needs before it at least: the small talk that opens the
+change's session, and a decoy in that session."""
 
 
 def build(category: str, rng: random.Random, index: int, config: BuildConfig) -> Task:
@@ -78,7 +86,7 @@ def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
     re-statement, in every task: the shapes of a retraction and of a re-statement are no one's own."""
 
     def other(conv: Conversation) -> None:
-        who, value = noise.other_person(conv, slot), conv.draw(slot.kind)
+        who, value = _someone(conv, slot), conv.draw(slot.kind)
         template = conv.fresh(retraction.other_news + retraction.other_withdraw)
         turn = conv.say(template, noise=True, who=who, v=value)
         _log_other(conv, turn, slot, who, value)
@@ -90,22 +98,72 @@ def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
         conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value, "retract": True})
 
     def again(conv: Conversation) -> None:
-        who, value = noise.other_person(conv, slot), conv.draw(slot.kind)
+        who, value = _someone(conv, slot), conv.draw(slot.kind)
         turn = conv.say(conv.fresh(retraction.other_restate), noise=True, who=who, v=value)
         _log_other(conv, turn, slot, who, value)
 
     return [other, twin, again]
 
 
-def _with_retractions(conv: Conversation, slot: Slot, queue: list[noise.Decoy], gaps: list[int]) -> list[noise.Decoy]:
-    """The decoy queue with the slot's decoy retractions always in it (the filler keeps only as
-    many decoys as it has pairs), shuffled so that they sit anywhere."""
-    if slot.name not in BY_SLOT:
+def _with_retractions(conv: Conversation, slot: Slot, queue: list[noise.Decoy], gaps: list[int],
+                      keep: tuple[noise.Decoy, ...] = ()) -> list[noise.Decoy]:
+    """The decoy queue with `keep` and the slot's decoy retractions always in it (the filler keeps
+    only as many decoys as it has pairs), shuffled so that they sit anywhere."""
+    mine = [*keep, *(_decoy_retractions(slot, BY_SLOT[slot.name]) if slot.name in BY_SLOT else ())]
+    if not mine:
         return queue
-    mine = _decoy_retractions(slot, BY_SLOT[slot.name])
     queue = mine + queue[:max(0, sum(gaps) // 2 - 1 - len(mine))]
     conv.rng.shuffle(queue)
     return queue
+
+
+def _one_value_lines(conv: Conversation, slot: Slot) -> None:
+    """Decoys of one value a line, as the evidence names one: the user's twins that name two are
+    marked used, so the queue picks the others (a turn naming two values would never be the
+    evidence, and a reader of form alone would rule its values out). The queue's typed mentions
+    keep theirs: a kind has too few lines to spare one, and a line would come twice."""
+    conv.used.update(twin for _, twin in slot.twins if "{old}" in twin)
+
+
+def _someone(conv: Conversation, slot: Slot) -> str:
+    """Someone else, as `noise.other_person` picks them, but always a relative when the slot's
+    values are people: "Nia runs with Omar" names two values where the user's line names one."""
+    if slot.kind != "person":
+        return noise.other_person(conv, slot)
+    return "my " + conv.rng.choice([r for r in RELATIVES if not (slot.no_cohabitants and r in COHABITANTS)])
+
+
+def _form_twin(conv: Conversation, slot: Slot, template: str) -> tuple[noise.Decoy, ...]:
+    """The user's statement of another thing of theirs in the very template the evidence is said
+    in ("My dream car is a {v}." beside "My new car is a {v}."): its punctuation and length are
+    those of the evidence, so a reader of form alone finds two lines alike in every task. Kept
+    from the queue's own twins, which would say it a second time."""
+    twin = dict(slot.twins).get(template)
+    if twin is None:
+        return ()
+    conv.used.add(twin)
+
+    def make(conv: Conversation) -> None:
+        value = conv.draw(slot.kind)
+        turn = conv.say(twin, noise=True, v=value)
+        conv.log(turn, {"op": "sibling", "slot": slot.name, "kind": slot.kind, "value": value})
+
+    return (make,)
+
+
+def _restating(retraction: Retraction, index: int) -> noise.Decoy:
+    """Someone else's re-statement in the template of the user's (`restate[index]`), with a name
+    of one word as the user's "I" (a relative where the values are people, so that the line names
+    one value as the user's does): the form twin of a re-statement."""
+    slot = SLOT_OF[retraction.slot]
+
+    def make(conv: Conversation) -> None:
+        who = conv.draw("person") if slot.kind != "person" else _someone(conv, slot)
+        value = conv.draw(slot.kind)
+        turn = conv.say(retraction.other_restate[index], noise=True, who=who, v=value)
+        _log_other(conv, turn, slot, who, value)
+
+    return make
 
 
 def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, value: str) -> None:
@@ -135,33 +193,57 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
     # tail. Every gap but the head and tail holds a session break and a decoy before the fact.
     inner = changes + (form == "news") + 1
     budget = even_between(rng, min(config.max_noise, 6 * (inner + 2)), config.max_noise)
-    tail = even_between(rng, 2, max(2, 2 * budget // 3))
-    free = max(0, budget - tail - 2 - 4 * inner)
-    shares = split_total(rng, free - free % 2, inner + 1)
-    head = 2 + shares[0]
-    inner_gaps = [4 + s for s in shares[1:]]
+    pairs = budget // 2
+    # Where the twin's evidence sits (the user's last statement of a `drop` twin, the re-statement
+    # of a `restate` one) is drawn uniformly over all it can take, in filler pairs before it, and
+    # the gaps are cut around it: a pair's evidence sits anywhere, as its decoys do, not early for
+    # a `drop` twin and late for a `restate` one.
+    before = changes if twin_kind == "drop" else inner
+    low = 2 + 2 * before
+    high = max(low, pairs - 2 - 2 * (inner - before))
+    # Triangular, falling for `drop` and rising for `restate`: the two kinds together (half each)
+    # are uniform over the conversation, though a `drop` twin's evidence is never among its last
+    # turns nor a `restate` twin's among its first.
+    share = (1 - rng.random()) ** 0.5
+    at = low + round((1 - share if twin_kind == "drop" else share) * (high - low))
+    front = split_total(rng, 2 * (at - low), before + 1)
+    back = split_total(rng, 2 * max(0, pairs - at - 2 - 2 * (inner - before)), inner - before + 1)
+    head, tail = 4 + front[0], 4 + back[-1]
+    inner_gaps = [4 + s for s in front[1:] + back[:-1]]
     breaks = [2 * rng.randint(0, g // 2 - 2) for g in inner_gaps]
     starts = [head // 2]
     for g in inner_gaps:
         starts.append(starts[-1] + g // 2)
     openers = {starts[k] + breaks[k] // 2 for k in range(inner)}
-    must = [range(head // 2)] + [range(starts[k] + breaks[k] // 2 + 1, starts[k + 1]) for k in range(inner)]
+    # Decoys: one in the head and one after each session break (the evidence is never the first
+    # value, nor the first of its session), the others anywhere, the tail included: a re-statement
+    # is the last value about as often as any decoy is. The first pair is small talk (the evidence
+    # never sits there, so no decoy does either).
+    must = [(range(head // 2), 1)] + [(range(starts[k] + breaks[k] // 2 + 1, starts[k + 1]), 1) for k in range(inner)]
     conv = Conversation(rng)
     values = [conv.draw(slot.kind) for _ in range(changes + 1)]
     # Drawn in every variant, used in some: the twins' draws stay in step.
     later, decoy_value = conv.draw(slot.kind), conv.draw(slot.kind)
-    who_r, who_s = noise.other_person(conv, slot), noise.other_person(conv, slot)
+    who_r, who_s = _someone(conv, slot), _someone(conv, slot)
     seeds = (rng.random(), rng.random())
+    # The templates of the user's statements and of a re-statement, drawn first: the form twin of
+    # the twin's evidence (the last statement, or the re-statement) is in the queue of both tasks.
+    templates = [rng.choice(slot.state)] + [rng.choice(UPDATES[slot.name]) for _ in values[1:]]
+    restate_at = rng.randrange(len(retraction.restate))
+    twins = (_form_twin(conv, slot, templates[-1]) if twin_kind == "drop"
+             else (_restating(retraction, restate_at),))
     gaps = [head, *inner_gaps, tail]
-    queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.state + UPDATES[slot.name]), gaps)
-    filler = noise.Filler(conv, gaps, queue, must=must, last_gap=True, small_talk_at=openers)
+    _one_value_lines(conv, slot)
+    queue = _with_retractions(conv, slot, noise.decoy_queue(conv, slot, facts=slot.state + UPDATES[slot.name]), gaps,
+                              keep=twins)
+    filler = noise.Filler(conv, gaps, queue, must=must, small_talk_at=openers | {0})
     filler.add(head)
-    statements = [conv.fact(rng.choice(slot.state), {"op": "state", "slot": slot.name, "kind": slot.kind,
+    statements = [conv.fact(templates[0], {"op": "state", "slot": slot.name, "kind": slot.kind,
                                                      "subject": "user", "value": values[0]}, v=values[0])]
     gap = iter(zip(inner_gaps, breaks))
     for step, value in enumerate(values[1:], 1):
         _later_session(conv, filler, *next(gap), since=statements[-1])
-        statements.append(conv.fact(rng.choice(UPDATES[slot.name]), {"op": "update", "slot": slot.name, "kind": slot.kind,
+        statements.append(conv.fact(templates[step], {"op": "update", "slot": slot.name, "kind": slot.kind,
                                                               "subject": "user", "value": value},
                                     v=value, old=values[step - 1]))
     if form == "news":
@@ -182,7 +264,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
 
     def restate() -> int:
         if restated:
-            return conv.fact(conv.rng.choice(retraction.restate), {"op": "update", "slot": slot.name,
+            return conv.fact(retraction.restate[restate_at], {"op": "update", "slot": slot.name,
                                                                    "kind": slot.kind, "subject": "user",
                                                                    "value": later}, v=later)
         turn = conv.say(conv.rng.choice(retraction.other_restate), noise=True, who=who_s, v=later)
@@ -217,59 +299,61 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
 def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
     """A value first heard in passing (a typed mention) becomes the user's fact in a later
     session; other passing values become someone else's, one after the change and the others
-    anywhere, so that "a value heard twice" does not pick the answer."""
+    anywhere, so that "a value heard twice" does not pick the answer.
+
+    Every value-bearing turn is placed alike: the change after a number of filler pairs drawn
+    uniformly over all it can take, the decoys uniformly over the filler pairs, and each value
+    heard twice (the answer and the three that become someone else's) first heard at a uniform
+    place before its second mention. So neither the change's place, nor its rank among the turns
+    naming a value, nor the place of its passing mention tells it from the others."""
     slot = stratified(config, "forget-pressure", index, SLOTS, "slot")
-    budget = even_between(rng, min(config.max_noise, 48), config.max_noise)
-    free = max(0, budget - 32 - 8)
-    shares = split_total(rng, free - free % 2, 2)
-    head, middle = 32 + shares[0], 8 + shares[1]
-    # The change's relative place is drawn uniformly and the tail follows from it: the head and the
-    # middle hold at least 40 turns, and a tail of uniform length would leave the change late.
-    place = PLACES[0] + rng.random() * (PLACES[1] - PLACES[0])
-    tail = max(4, 2 * round((head + middle) * (1 - place) / place / 2))
-    brk = 2 * rng.randint(1, middle // 2 - 2)
+    pairs = even_between(rng, min(config.max_noise, 48), config.max_noise) // 2
+    # Filler pairs before the change (LEAD at least, one at least after it), uniform; the first
+    # statement and the small talk that opens the change's session somewhere before it.
+    at = rng.randint(LEAD, pairs - 1)
+    stated = rng.randint(0, at - 2)
+    opener = rng.randint(stated, at - 2)
     conv = Conversation(rng)
     first, answer = conv.draw(slot.kind), conv.draw(slot.kind)
     mirrors = [conv.draw(slot.kind) for _ in range(MIRRORS)]
-    # The passing mentions sit among the head's filler, in a drawn order and places.
-    passing = [answer, *mirrors]
-    rng.shuffle(passing)
-    cuts = sorted(2 * rng.randint(0, head // 2) for _ in passing)
-    # Typed mentions beyond the usual queue (the head takes many decoys, and every gap some), as
-    # far as the kind's values go: the usual queue may draw 36 of them, a typed mention two.
+    # Where each value heard twice is said by someone else (one after the change, the others
+    # anywhere), then where it is first heard: anywhere before that.
+    seconds = [rng.randint(at, pairs)] + [rng.randint(1, pairs) for _ in mirrors[1:]]
+    heard = [rng.randint(1, at - 1)] + [rng.randint(0, second) for second in seconds]
     extra = max(0, min(EXTRA_MENTIONS, (len(values_of_kind(slot.kind)) - 40) // 2))
+    _one_value_lines(conv, slot)
     queue = noise.decoy_queue(conv, slot, facts=UPDATES[slot.name]) + [_typed_statement(slot) for _ in range(extra)]
-    queue = [_someone_with(slot, value) for value in mirrors[1:]] + queue
     rng.shuffle(queue)
-    queue = _with_retractions(conv, slot, queue, [head, middle, tail])
-    # One or two decoys in the later session, in the last pairs before the change (a session that
-    # opened in between would leave the change the first value of it), served first; many in the
-    # head (the passing mentions are not the first values of their kind more often than chance).
-    opener = head // 2 + brk // 2
-    change = (head + middle) // 2
-    # The tail's decoys are a must range of their own too (the filler's default would give the
-    # tail up to all of them and starve the head).
-    in_head = rng.randint(8, 12)
-    # As dense after the change as in the head: the change is not where the decoys thin out.
-    after = max(2, round(in_head * tail / head))
-    must = [(range(max(opener + 1, change - 4), change), rng.randint(1, 2)), (range(head // 2), in_head),
-            (range(change, change + tail // 2 - 1), after)]
-    filler = noise.Filler(conv, [head, middle, tail], queue, must=must, small_talk_at={opener})
+    template = rng.choice(UPDATES[slot.name])
+    queue = _with_retractions(conv, slot, queue, [2 * pairs], keep=_form_twin(conv, slot, template))
+    # A decoy before the passing mention of the answer when the statement does not come first (it
+    # is never the first value of its kind), and one or two between the session's opening and the
+    # change (the change is never the first value of its session); every other decoy anywhere.
+    must = [(range(heard[0]), 1 if heard[0] <= stated else 0), (range(opener + 1, at), rng.randint(1, 2))]
+    filler = noise.Filler(conv, [2 * pairs], queue, must=must, small_talk_at={opener})
+    turns: dict[str, int] = {}
+
+    def state(conv: Conversation) -> None:
+        conv.fact(rng.choice(slot.state), {"op": "state", "slot": slot.name, "kind": slot.kind, "subject": "user",
+                                           "value": first}, v=first)
+
+    def change(conv: Conversation) -> None:
+        turns["evidence"] = conv.fact(template, {"op": "update", "slot": slot.name, "kind": slot.kind,
+                                                 "subject": "user", "value": answer}, v=answer, old=first)
+
+    # (filler pairs before it, order among those at the same place, what is said): a value is
+    # heard before it is someone's, someone's after a change at the same place, and the session
+    # opens after whatever shares its place.
+    plan = [(stated, 1, state), (at, 2, change), (opener, 4, Conversation.session_due)]
+    plan += [(place, 0, _in_passing(slot, value)) for place, value in zip(heard, [answer, *mirrors])]
+    plan += [(place, 3, _someone_with(slot, value)) for place, value in zip(seconds, mirrors)]
     done = 0
-    for cut, value in zip(cuts, passing):
-        filler.add(cut - done)
-        _in_passing(conv, slot, value)
-        done = cut
-    filler.add(head - done)
-    stated = conv.fact(rng.choice(slot.state), {"op": "state", "slot": slot.name, "kind": slot.kind,
-                                                "subject": "user", "value": first}, v=first)
-    _later_session(conv, filler, middle, brk, since=stated)
-    evidence = conv.fact(rng.choice(UPDATES[slot.name]), {"op": "update", "slot": slot.name, "kind": slot.kind,
-                                                  "subject": "user", "value": answer}, v=answer, old=first)
-    mirror_at = even_between(rng, 0, tail - 2)
-    filler.add(mirror_at)
-    _someone_with(slot, mirrors[0])(conv)
-    filler.add(tail - mirror_at)
+    for place, _, act in sorted(plan, key=lambda p: (p[0], p[1])):
+        filler.add(2 * (place - done))
+        done = place
+        act(conv)
+    filler.add(2 * (pairs - done))
+    evidence = turns["evidence"]
     return conv.task(
         category="pressure", index=index, question=question_for(rng, slot.question, [conv.turns[evidence].content]),
         answer=answer, aliases=list(value_forms(answer)[1:]), slot=slot.name, evidence=[evidence], stale=[first],
@@ -281,15 +365,15 @@ def _pressure(rng: random.Random, index: int, config: BuildConfig) -> Task:
 def _typed_statement(slot: Slot) -> noise.Decoy:
     """A typed mention that is a statement: its templates come again with other values, where a
     question's line (which names no value) would repeat word for word. It leaves the templates
-    unmarked, so the queue's own typed mentions still find theirs unused."""
-    statements = [m[0] for m in noise.MENTIONS[slot.kind] if m[1] is None]
+    unmarked, so the queue's own typed mentions still find theirs unused; one value a line, as
+    `_one_value_lines`."""
+    statements = [m[0] for m in noise.MENTIONS[slot.kind] if m[1] is None and "{b}" not in m[0]]
 
     def make(conv: Conversation) -> None:
         user = conv.rng.choice([m for m in statements if (m, None) not in conv.used] or statements)
-        values = {key: conv.draw(slot.kind) for key in ("a", "b") if "{" + key + "}" in user}
-        turn = conv.say(user, noise=True, **values)
-        for value in values.values():
-            conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
+        value = conv.draw(slot.kind)
+        turn = conv.say(user, noise=True, a=value)
+        conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
 
     return make
 
@@ -298,21 +382,26 @@ def _someone_with(slot: Slot, value: str) -> noise.Decoy:
     """Someone else's statement of the slot with a given value (a passing value become theirs)."""
 
     def make(conv: Conversation) -> None:
-        who = noise.other_person(conv, slot)
+        who = _someone(conv, slot)
         turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
         _log_other(conv, turn, slot, who, value)
 
     return make
 
 
-def _in_passing(conv: Conversation, slot: Slot, value: str) -> None:
+def _in_passing(slot: Slot, value: str) -> noise.Decoy:
     """A typed mention whose value is `value`: heard in passing, meaning nothing yet."""
-    # A statement naming one value, marked used so that the task's typed mentions never repeat it.
-    # The longer half of them: a passing mention is not the shortest line naming a value.
-    lines = sorted((m for m in noise.MENTIONS[slot.kind] if m[1] is None and "{b}" not in m[0]), key=lambda m: len(m[0]))
-    user, _ = conv.fresh(lines[len(lines) // 2:])
-    turn = conv.say(user, noise=True, a=value)
-    conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
+
+    def make(conv: Conversation) -> None:
+        # A statement naming one value, marked used so that the task's typed mentions never repeat
+        # it. The longer half of them: a passing mention is not the shortest line naming a value.
+        lines = sorted((m for m in noise.MENTIONS[slot.kind] if m[1] is None and "{b}" not in m[0]),
+                       key=lambda m: len(m[0]))
+        user, _ = conv.fresh(lines[len(lines) // 2:])
+        turn = conv.say(user, noise=True, a=value)
+        conv.log(turn, {"op": "mention", "kind": slot.kind, "value": value})
+
+    return make
 
 
 def early_turns(conv: Conversation, value: str) -> list[int]:

@@ -52,8 +52,8 @@ RETRACTIONS: tuple[Retraction, ...] = (
                         "Correction about the {v} of {who}: it was only a rental, they don't own a car."),
         twin=("I sold the {v} I used for deliveries; I don't have a work van any more.",
               "I gave back the {v} I borrowed from work, so no company car for me now."),
-        restate=("I bought a {v} after all, so I have a car again.", "Back on four wheels: I picked up a {v} from the dealer."),
-        other_restate=("{who} bought a {v} after all, so they have a car again.", "Back on four wheels: {who} picked up a {v} from the dealer."),
+        restate=("I bought a {v} after all, so I have a car again.", "I'm back on four wheels with a {v} from the dealer."),
+        other_restate=("{who} bought a {v} after all, so they have a car again.", "{who}'s back on four wheels with a {v} from the dealer."),
         abstain="You don't have a car any more.",
     ),
     Retraction(
@@ -67,8 +67,8 @@ RETRACTIONS: tuple[Retraction, ...] = (
         other_withdraw=("Scratch that about the dog of {who}: they never adopted {v}, they don't have a dog at all.",
                         "Correction about {v}: the adoption by {who} fell through, so they don't have a dog."),
         twin=("We rehomed our cat {v}; we don't have a cat any more.", "Our tortoise {v} went back to the breeder, so no tortoise for us now."),
-        restate=("We adopted another dog and named him {v}.", "We have a dog again: a rescue called {v}."),
-        other_restate=("{who} adopted another dog and named him {v}.", "{who} has a dog again: a rescue called {v}."),
+        restate=("We adopted another dog and named him {v}.", "We have a dog again, a rescue called {v}."),
+        other_restate=("{who} adopted another dog and named him {v}.", "{who} has a dog again, a rescue called {v}."),
         abstain="You don't have a dog any more.",
     ),
     Retraction(
@@ -108,8 +108,8 @@ RETRACTIONS: tuple[Retraction, ...] = (
         other_withdraw=("Scratch that about {who} running with {v}: it never happened, they run on their own.",
                         "Correction about {v}: they and {who} never started running together."),
         twin=("{v} stopped playing tennis with me; I don't have a tennis partner now.", "{v} gave up climbing, so I climb alone these days."),
-        restate=("I found a new running partner: {v}.", "I'm not running alone any more, {v} joins me every Saturday."),
-        other_restate=("{who} found a new running partner: {v}.", "{who} isn't running alone any more, {v} joins them every Saturday."),
+        restate=("I found a new running partner in {v}.", "I'm not running alone any more, {v} joins me every Saturday."),
+        other_restate=("{who} found a new running partner in {v}.", "{who} isn't running alone any more, {v} joins them every Saturday."),
         abstain="You run alone now, you don't have a running partner.",
     ),
     Retraction(
