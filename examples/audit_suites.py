@@ -5,7 +5,7 @@ get on `long` and `forget`.
     python3 examples/audit_suites.py --suite forget --n 500
     python3 examples/audit_suites.py --suite long --tokens 32k --histories 10
 
-The canonical audit (`memory_arena/audit.py`, unchanged) runs on the tasks whose answer is a
+The canonical audit (`memory_arena/audit.py`) runs on the tasks whose answer is a
 value: every task of `long` (its kinds are the canonical categories), and the `twin` and
 `pressure` tasks of `forget` (audited as `update` and `recall`: one value among candidates). A
 task's `meta.suite` is dropped for it, since the metrics keep suite tasks out of the categories
@@ -32,7 +32,6 @@ import dataclasses
 import re
 import sys
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -40,7 +39,6 @@ try:
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory_arena import audit
 from memory_arena.audit import MARGIN, RULES, Corpus, candidates_of, format_audit, run_audit, view_of
 from memory_arena.cli import UsageParser, positive_int
 from memory_arena.suites import generate_suite
@@ -73,18 +71,6 @@ class HistoryCorpus(Corpus):
             features = sum((self._own_features[k] for k in keys), Counter())
             for k in keys:
                 self._own_positions[k], self._own_features[k] = positions, features
-
-
-@contextmanager
-def leave_one_history_out():
-    """`run_audit` with HistoryCorpus: the audit module builds its corpus by name, and it is not
-    this suite's to change, so the name is rebound for the call and restored after it."""
-    original = audit.Corpus
-    audit.Corpus = HistoryCorpus
-    try:
-        yield
-    finally:
-        audit.Corpus = original
 
 
 LEARNED = ("position", "surface")
@@ -156,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     flagged = False
     valued = [audited(t) for t in tasks if t.category != "retraction"]
     if args.suite == "long":
-        with leave_one_history_out():
-            report = run_audit(valued)
+        report = run_audit(valued, corpus_type=HistoryCorpus)
         histories = len({t.meta["history"] for t in valued})
         print(f"{histories} histories; position and surface fitted leaving out the task's whole history")
     else:

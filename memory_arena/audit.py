@@ -510,11 +510,13 @@ RULE_NAMES = tuple(r.name for r in RULES)
 
 # ---------------------------------------------------------------------------------------------
 # Running the audit
-def run_audit(tasks: Sequence[Task], margin: float = MARGIN) -> dict[str, Any]:
+def run_audit(tasks: Sequence[Task], margin: float = MARGIN, corpus_type: type[Corpus] = Corpus) -> dict[str, Any]:
     """Every rule over `tasks`, scored; JSON-ready: chance and each rule's accuracy per
-    category with the Memory Score, and the (rule, category) cells above chance + margin."""
+    category with the Memory Score, and the (rule, category) cells above chance + margin.
+    `corpus_type` decides what a learned rule leaves out as its own (a suite whose tasks share a
+    history leaves out the whole history: `examples/audit_suites.py`)."""
     views = [view_of(t, i) for i, t in enumerate(tasks)]
-    corpus = Corpus(tasks, views)
+    corpus = corpus_type(tasks, views)
     present = [c for c in CATEGORIES if any(t.category == c for t in tasks)]
     expected: dict[str, float] = dict.fromkeys(present, 0.0)
     variance: dict[str, float] = dict.fromkeys(present, 0.0)
