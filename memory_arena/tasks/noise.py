@@ -317,10 +317,12 @@ class Filler:
     value of its kind. With `exact`, the drawn number in the last gap (from none up) and the count
     given with a range are all the decoys there: how many values follow the evidence is then
     uniform, not also grown by the decoys placed anywhere, so its rank is no clue, and it may be
-    the last value as often as any other."""
+    the last value as often as any other. `weights` (one per pair) make some pairs likelier for
+    the decoys placed anywhere."""
 
     def __init__(self, conv: Conversation, gaps: list[int], queue: list[Decoy], must: list | None = None,
-                 last_gap: bool = False, small_talk_at: set[int] = frozenset(), exact: bool = False):
+                 last_gap: bool = False, small_talk_at: set[int] = frozenset(), exact: bool = False,
+                 weights: list[float] | None = None):
         rng = conv.rng
         pairs = sum(gaps) // 2
         self.conv = conv
@@ -348,7 +350,13 @@ class Filler:
                 held.update(p for p in edge if p not in chosen)
         # Never the very last pair (a decoy there could not span two pairs).
         rest = [p for p in range(pairs - 1) if p not in chosen and p not in held]
-        chosen.update(rng.sample(rest, max(0, min(len(rest), len(self.queue) - len(chosen)))))
+        k = max(0, min(len(rest), len(self.queue) - len(chosen)))
+        if weights is None:
+            chosen.update(rng.sample(rest, k))
+        else:
+            # Weighted sampling without replacement (Efraimidis-Spirakis keys): one draw per pair.
+            keyed = sorted(rest, key=lambda p: -rng.random() ** (1 / weights[p]))
+            chosen.update(keyed[:k])
         self.positions = chosen
         self.position = 0
 

@@ -21,9 +21,11 @@ from .slots import Slot
 from .vocab import WEEKDAYS
 
 NAME = "temporal"
-VERSION = 4
+VERSION = 5
 QUESTION_KINDS = ("current", "as_of_day", "as_of_day", "current", "as_of_day")
 """Two in five questions ask the current value, balanced per block of five tasks."""
+NEAR_EVIDENCE = 3.0
+"""How much likelier a freely placed decoy lands near the evidence than elsewhere in the week."""
 
 
 @dataclass(frozen=True)
@@ -150,9 +152,16 @@ def build(rng: random.Random, index: int, config: BuildConfig) -> Task:
     after_evidence = starts[evidence_day] + halves[evidence_day][0] // 2
     # Decoys before Monday's statement, early in the asked day (so that a change is not the
     # day's first value), and the drawn number between the evidence and the end of the asked day.
-    must = [(range(after_evidence, starts[asked_day + 1]), after), range(halves[0][0] // 2),
-            range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2)]
-    filler = noise.Filler(conv, per_day, queue, must=must, exact=True)
+    # The forced decoys skip a day's opening pair and the asked day's closing one (when the
+    # range has others): forced there, they would sit at session edges the evidence rarely takes.
+    closing = {starts[asked_day + 1] - 1} if room > after else set()
+    must = [(range(after_evidence, starts[asked_day + 1] - len(closing)), after), _inner(range(halves[0][0] // 2)),
+            _inner(range(starts[asked_day], starts[asked_day] + halves[asked_day][0] // 2))]
+    # The decoys placed anywhere favour the evidence's day up to its statement and the day
+    # before, so that the part of the week where the evidence sits is no clue either.
+    near = range(starts[max(0, evidence_day - 1)], after_evidence)
+    weights = [NEAR_EVIDENCE if p in near else 1.0 for p in range(starts[7])]
+    filler = noise.Filler(conv, per_day, queue, must=must, exact=True, small_talk_at=closing, weights=weights)
     day_start = conv.clock - 9 * HOUR_MS  # midnight of Monday
     set_turn: dict[int, int] = {}
     in_effect: list[str] = []
@@ -204,3 +213,9 @@ def _give_pair(rng: random.Random, per_day: list[int], halves: list[list[int]], 
     per_day[day] += 2
     halves[day][side] += 2
     return True
+
+
+def _inner(pairs: range) -> range:
+    """`pairs` without its first (a session's opening pair, when the range starts a day), unless
+    that is the only one."""
+    return pairs[1:] if len(pairs) > 1 else pairs
