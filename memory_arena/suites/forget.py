@@ -89,7 +89,7 @@ def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
         who, value = _someone(conv, slot), conv.draw(slot.kind)
         template = conv.fresh(retraction.other_news + retraction.other_withdraw)
         turn = conv.say(template, noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        noise.log_other(conv, turn, slot, who, value)
         conv.events[-1]["retract"] = True
 
     def twin(conv: Conversation) -> None:
@@ -100,7 +100,7 @@ def _decoy_retractions(slot: Slot, retraction: Retraction) -> list[noise.Decoy]:
     def again(conv: Conversation) -> None:
         who, value = _someone(conv, slot), conv.draw(slot.kind)
         turn = conv.say(conv.fresh(retraction.other_restate), noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        noise.log_other(conv, turn, slot, who, value)
 
     return [other, twin, again]
 
@@ -161,15 +161,9 @@ def _restating(retraction: Retraction, index: int) -> noise.Decoy:
         who = conv.draw("person") if slot.kind != "person" else _someone(conv, slot)
         value = conv.draw(slot.kind)
         turn = conv.say(retraction.other_restate[index], noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        noise.log_other(conv, turn, slot, who, value)
 
     return make
-
-
-def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, value: str) -> None:
-    if not who.startswith("my "):
-        conv.log(turn, {"op": "mention", "kind": "person", "value": who})
-    conv.log(turn, {"op": "other", "slot": slot.name, "kind": slot.kind, "subject": who, "value": value})
 
 
 def _later_session(conv: Conversation, filler: noise.Filler, gap: int, brk: int, since: int) -> None:
@@ -258,7 +252,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
                               "value": values[-1], "form": form}, v=values[-1])
         turn = conv.say(conv.rng.choice(retraction.other_news if form == "news" else retraction.other_withdraw),
                         noise=True, who=who_r, v=decoy_value)
-        _log_other(conv, turn, slot, who_r, decoy_value)
+        noise.log_other(conv, turn, slot, who_r, decoy_value)
         conv.events[-1]["retract"] = True
         return turn
 
@@ -268,7 +262,7 @@ def _paired(rng: random.Random, index: int, config: BuildConfig, *, twin: bool) 
                                                                    "kind": slot.kind, "subject": "user",
                                                                    "value": later}, v=later)
         turn = conv.say(conv.rng.choice(retraction.other_restate), noise=True, who=who_s, v=later)
-        _log_other(conv, turn, slot, who_s, later)
+        noise.log_other(conv, turn, slot, who_s, later)
         return turn
 
     retract_turn = _apart(conv, seeds[0], retract)
@@ -384,7 +378,7 @@ def _someone_with(slot: Slot, value: str) -> noise.Decoy:
     def make(conv: Conversation) -> None:
         who = _someone(conv, slot)
         turn = conv.say(conv.fresh(slot.other), noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        noise.log_other(conv, turn, slot, who, value)
 
     return make
 

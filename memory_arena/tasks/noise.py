@@ -166,7 +166,7 @@ def someone_else(slot: Slot) -> Decoy:
             who = other_person(conv, slot)
         values.update({key: conv.draw(slot.kind) for key in ("old", "v") if "{" + key + "}" in template and key not in values})
         turn = conv.say(template, noise=True, who=who, **values)
-        _log_other(conv, turn, slot, who, *values.values())
+        log_other(conv, turn, slot, who, *values.values())
 
     return make
 
@@ -182,7 +182,7 @@ def someone_else_corrected(slot: Slot) -> Decoy:
         who = other_person(conv, slot)
         # One value in the stated turn, so that the correction can only fix that one.
         turn = conv.say(conv.fresh(tuple(t for t in slot.other if "{old}" not in t)), noise=True, who=who, v=value)
-        _log_other(conv, turn, slot, who, value)
+        log_other(conv, turn, slot, who, value)
         return slot.other_noun.format(who=who), {"op": "other", "subject": who}
 
     return _corrected(slot, state, fallback=someone_else(slot))
@@ -232,7 +232,9 @@ def _corrected(slot: Slot, state, fallback: Decoy) -> Decoy:
     return make
 
 
-def _log_other(conv: Conversation, turn: int, slot: Slot, who: str, *values: str) -> None:
+def log_other(conv: Conversation, turn: int, slot: Slot, who: str, *values: str) -> None:
+    """Log someone else's `values` of `slot` at `turn` (and `who` as a person mentioned, unless
+    it is one of the user's relatives: "my sister")."""
     if not who.startswith("my "):
         conv.log(turn, {"op": "mention", "kind": "person", "value": who})
     for value in values:
